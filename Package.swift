@@ -1,0 +1,35 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Canopy",
+    products: [
+        .executable(name: "rainforest", targets: ["Rainforest"]),
+        .library(name: "Canopy", targets: ["Canopy"]),
+        .library(name: "CanopySDL", targets: ["CanopySDL"]),
+        .library(name: "CanopyGraphics", targets: ["CanopyGraphics"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
+        .systemLibrary(name: "CSDL2Image", pkgConfig: "SDL2_image", providers: [.apt(["libsdl2-image-dev"])]),
+        .systemLibrary(name: "CSDL2TTF", pkgConfig: "SDL2_ttf", providers: [.apt(["libsdl2-ttf-dev"])]),
+        .target(name: "CanopyGraphics", dependencies: ["CSDL2", "CSDL2Image", "CSDL2TTF"]),
+        .target(name: "Canopy", dependencies: ["CanopyGraphics"]),
+        .target(name: "CanopySDL", dependencies: ["Canopy", "CanopyGraphics", "CSDL2", "CSDL2Image", "CSDL2TTF"]),
+        .executableTarget(
+            name: "Rainforest",
+            dependencies: [
+                "Canopy", "CanopyGraphics", "CanopySDL",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "CanopyGraphicsTests", dependencies: ["CanopyGraphics"]),
+        .testTarget(name: "CanopyTests", dependencies: ["Canopy"]),
+        .testTarget(name: "CanopySDLTests", dependencies: ["CanopySDL"]),
+        .testTarget(name: "RainforestTests", dependencies: ["Rainforest"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,62 @@
+/// Why an image could not be read, with a human reason.
+public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No file at the path.
+    case fileMissing(path: String)
+    /// The file exists but could not be read: permissions, a directory, an I/O error (the system's text).
+    case unreadable(path: String, reason: String)
+    /// The file starts with no known image signature.
+    case notAnImage(path: String)
+    /// The signature is known but the header is cut short.
+    case truncated(path: String, format: ImageFormat)
+    /// A known format in a variant we cannot size, or a header giving a zero width or height.
+    case unsupported(path: String, reason: String)
+    /// Either side is over the limit.
+    case tooLarge(path: String, width: Int, height: Int, limit: Int)
+
+    /// The path the error is about, as given.
+    private var subjectPath: String {
+        switch self {
+        case .fileMissing(let path), .unreadable(let path, _), .notAnImage(let path),
+             .truncated(let path, _), .unsupported(let path, _), .tooLarge(let path, _, _, _):
+            return path
+        }
+    }
+
+    public var description: String {
+        let name = Self.fileName(of: subjectPath)
+        switch self {
+        case .fileMissing:
+            return "\(name): no such file"
+        case .unreadable(_, let reason):
+            return "\(name): cannot read (\(reason))"
+        case .notAnImage:
+            return "\(name): not an image (unknown file signature)"
+        case .truncated(_, let format):
+            return "\(name): the file is truncated (\(Self.formatName(format)) header cut short)"
+        case .unsupported(_, let reason):
+            return "\(name): unsupported image (\(reason))"
+        case .tooLarge(_, let width, let height, let limit):
+            return "\(name): too large (\(width) x \(height) px; the limit is \(limit) per side)"
+        }
+    }
+
+    /// The last component of a path, ignoring trailing slashes ("a/b.png" gives "b.png").
+    private static func fileName(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        if let slash = trimmed.lastIndex(of: "/"), trimmed.index(after: slash) != trimmed.endIndex {
+            return String(trimmed[trimmed.index(after: slash)...])
+        }
+        return String(trimmed)
+    }
+
+    private static func formatName(_ format: ImageFormat) -> String {
+        switch format {
+        case .png: return "PNG"
+        case .jpeg: return "JPEG"
+        case .webp: return "WebP"
+        case .gif: return "GIF"
+        case .bmp: return "BMP"
+        }
+    }
+}

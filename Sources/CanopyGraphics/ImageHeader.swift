@@ -1,0 +1,326 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An image's pixel size and format, read from its file header without decoding the image.
+public struct ImageHeader: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    public var format: ImageFormat
+
+    /// Header values above this are rejected as `tooLarge` (decoding limits come later).
+    public static let maximumSide = 65_535
+
+    public init(width: Int, height: Int, format: ImageFormat) {
+        self.width = width
+        self.height = height
+        self.format = format
+    }
+
+    /// Reads the size from the file's header without decoding the image.
+    ///
+    /// Reads the first 64 KiB at most; a JPEG whose frame header lies further (after a big
+    /// EXIF segment, say) is followed by seeking past its segments, never by loading the file.
+    public static func read(contentsOf path: String) throws(ImageError) -> ImageHeader {
+        // A C path ends at its first NUL; a path holding one names no file we could open.
+        guard !path.utf8.contains(0) else { throw .fileMissing(path: path) }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)  // non-blocking: a FIFO must not hang us
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == ENOENT { throw .fileMissing(path: path) }
+            throw .unreadable(path: path, reason: HeaderBytes.systemMessage(code))
+        }
+        defer { close(descriptor) }
+        let bytes = try HeaderBytes(descriptor: descriptor, path: path)
+        var parser = HeaderParser(bytes: bytes, path: path)
+        return try parser.parse()
+    }
+
+    /// Reads it from bytes in memory (the first bytes of a file); `path` is for messages only.
+    ///
+    /// Never traps: every input either gives a header or throws.
+    public static func read(bytes: [UInt8], path: String) throws(ImageError) -> ImageHeader {
+        var parser = HeaderParser(bytes: HeaderBytes(bytes: bytes, path: path), path: path)
+        return try parser.parse()
+    }
+}
+
+/// A window onto a file's bytes (or onto bytes in memory), addressed by offset in the file.
+/// Asking for a byte outside the window moves it there with `pread`, so a parser can seek
+/// past large segments without loading what lies between.
+private struct HeaderBytes {
+    /// How much is read first: enough for every format's header and for most JPEG metadata.
+    static let initialRead = 64 * 1024
+    /// How much is read each time the window moves.
+    static let laterRead = 16 * 1024
+
+    private var window: [UInt8]
+    /// The file offset of `window[0]`.
+    private var base = 0
+    /// The file's length once known (a read came up short); with no descriptor, the bytes' count.
+    private var end: Int?
+    private let descriptor: Int32
+    private let path: String
+
+    init(bytes: [UInt8], path: String) {
+        window = bytes
+        end = bytes.count
+        descriptor = -1
+        self.path = path
+    }
+
+    init(descriptor: Int32, path: String) throws(ImageError) {
+        self.descriptor = descriptor
+        self.path = path
+        window = []
+        try load(at: 0, count: Self.initialRead, seeking: false)
+    }
+
+    /// The byte at `offset`, or nil past the end of the data.
+    mutating func byte(at offset: Int) throws(ImageError) -> UInt8? {
+        let index = offset &- base
+        if index >= 0, index < window.count { return window[index] }
+        guard offset >= 0, descriptor >= 0 else { return nil }
+        if let end, offset >= end { return nil }
+        try load(at: offset, count: Self.laterRead, seeking: true)
+        let moved = offset &- base
+        return moved >= 0 && moved < window.count ? window[moved] : nil
+    }
+
+    /// Replaces the window with up to `count` bytes from `offset`, noting the end of the file
+    /// when the read comes up short. The first read uses `read(2)`, so unseekable files still work.
+    private mutating func load(at offset: Int, count: Int, seeking: Bool) throws(ImageError) {
+        var failure: Int32 = 0
+        let descriptor = self.descriptor
+        let loaded = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var total = 0
+            while total < count, let start = buffer.baseAddress {
+                let got = seeking
+                    ? pread(descriptor, start + total, count - total, off_t(offset + total))
+                    : read(descriptor, start + total, count - total)
+                if got > 0 {
+                    total += got
+                } else if got == 0 {
+                    break
+                } else if errno != EINTR {
+                    failure = errno
+                    break
+                }
+            }
+            initialized = total
+        }
+        if failure != 0 { throw .unreadable(path: path, reason: Self.systemMessage(failure)) }
+        window = loaded
+        base = offset
+        if loaded.count < count { end = offset + loaded.count }
+    }
+
+    /// The system's text for an `errno` value, such as "Permission denied".
+    static func systemMessage(_ code: Int32) -> String {
+        if let text = strerror(code) { return String(cString: text) }
+        return "error \(code)"
+    }
+}
+
+/// Finds the format by its signature and reads the size from that format's header.
+private struct HeaderParser {
+    var bytes: HeaderBytes
+    let path: String
+
+    private static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    private static let jpegSignature: [UInt8] = [0xFF, 0xD8, 0xFF]
+    private static let riff: [UInt8] = Array("RIFF".utf8)
+    private static let webp: [UInt8] = Array("WEBP".utf8)
+    private static let gif87a: [UInt8] = Array("GIF87a".utf8)
+    private static let gif89a: [UInt8] = Array("GIF89a".utf8)
+    private static let bmpSignature: [UInt8] = Array("BM".utf8)
+
+    init(bytes: HeaderBytes, path: String) {
+        self.bytes = bytes
+        self.path = path
+    }
+
+    mutating func parse() throws(ImageError) -> ImageHeader {
+        if try matches(Self.pngSignature, at: 0) { return try parsePNG() }
+        if try matches(Self.jpegSignature, at: 0) { return try parseJPEG() }
+        if try matches(Self.riff, at: 0), try matches(Self.webp, at: 8) { return try parseWebP() }
+        if try matches(Self.gif87a, at: 0) { return try parseGIF() }
+        if try matches(Self.gif89a, at: 0) { return try parseGIF() }
+        if try matches(Self.bmpSignature, at: 0) { return try parseBMP() }
+        throw .notAnImage(path: path)
+    }
+
+    // MARK: Formats
+
+    /// PNG: the IHDR chunk must come first; width and height are big-endian 32-bit.
+    private mutating func parsePNG() throws(ImageError) -> ImageHeader {
+        let format = ImageFormat.png
+        let type = try chunkName(at: 12, format: format)
+        guard type == "IHDR" else {
+            throw .unsupported(path: path, reason: "PNG chunk '\(type)' before IHDR")
+        }
+        let width = try bigEndian(at: 16, count: 4, format: format)
+        let height = try bigEndian(at: 20, count: 4, format: format)
+        return try finish(width: width, height: height, format: format)
+    }
+
+    /// JPEG: walks the marker segments to the first start-of-frame (SOFn).
+    private mutating func parseJPEG() throws(ImageError) -> ImageHeader {
+        let format = ImageFormat.jpeg
+        var offset = 2  // after SOI
+        while true {
+            // Find the next 0xFF, stepping over stray bytes as libjpeg does, then over fill bytes.
+            while try need(at: offset, format: format) != 0xFF { offset += 1 }
+            var marker: UInt8 = 0xFF
+            while marker == 0xFF {
+                offset += 1
+                marker = try need(at: offset, format: format)
+            }
+            offset += 1  // now just after the marker code
+            switch marker {
+            case 0x00:
+                continue  // a stuffed zero: not a marker
+            case 0x01, 0xD0...0xD8:
+                continue  // TEM, RST0-7 (and a stray SOI) stand alone, without a length
+            case 0xD9:
+                throw .truncated(path: path, format: format)  // EOI before any frame
+            case 0xDA:
+                throw .unsupported(path: path, reason: "JPEG scan before the frame header")
+            case 0xC0...0xCF where marker != 0xC4 && marker != 0xC8 && marker != 0xCC:
+                let length = try bigEndian(at: offset, count: 2, format: format)
+                guard length >= 8 else {
+                    throw .unsupported(path: path, reason: "JPEG frame header of \(length) bytes")
+                }
+                // Length (2), sample precision (1), height (2), width (2).
+                let height = try bigEndian(at: offset + 3, count: 2, format: format)
+                let width = try bigEndian(at: offset + 5, count: 2, format: format)
+                return try finish(width: width, height: height, format: format)
+            default:
+                let length = try bigEndian(at: offset, count: 2, format: format)
+                guard length >= 2 else {
+                    throw .unsupported(path: path, reason: "JPEG segment length \(length)")
+                }
+                offset += length  // the length counts itself but not the marker
+            }
+        }
+    }
+
+    /// WebP: RIFF, then the first chunk: VP8 (lossy), VP8L (lossless) or VP8X (extended).
+    private mutating func parseWebP() throws(ImageError) -> ImageHeader {
+        let format = ImageFormat.webp
+        let chunk = try chunkName(at: 12, format: format)
+        // The chunk's payload starts at 20, after its name and 32-bit size.
+        switch chunk {
+        case "VP8 ":
+            // 3-byte frame tag, start code 9D 01 2A, then 14-bit width and height (2 bits of scale above).
+            let start = try bigEndian(at: 23, count: 3, format: format)
+            let width = try littleEndian(at: 26, count: 2, format: format) & 0x3FFF
+            let height = try littleEndian(at: 28, count: 2, format: format) & 0x3FFF
+            guard start == 0x9D012A else {
+                throw .unsupported(path: path, reason: "WebP VP8 data without a key frame")
+            }
+            return try finish(width: width, height: height, format: format)
+        case "VP8L":
+            // Signature 0x2F, then 14 bits width - 1, 14 bits height - 1, 1 bit alpha, 3 bits version.
+            let signature = try need(at: 20, format: format)
+            let bits = try littleEndian(at: 21, count: 4, format: format)
+            guard signature == 0x2F else {
+                throw .unsupported(path: path, reason: "WebP VP8L signature \(signature)")
+            }
+            let version = bits >> 29
+            guard version == 0 else {
+                throw .unsupported(path: path, reason: "WebP VP8L version \(version)")
+            }
+            return try finish(width: (bits & 0x3FFF) + 1, height: ((bits >> 14) & 0x3FFF) + 1, format: format)
+        case "VP8X":
+            // Flags (1), reserved (3), then 24-bit canvas width - 1 and height - 1.
+            let width = try littleEndian(at: 24, count: 3, format: format) + 1
+            let height = try littleEndian(at: 27, count: 3, format: format) + 1
+            return try finish(width: width, height: height, format: format)
+        default:
+            throw .unsupported(path: path, reason: "WebP chunk '\(chunk)'")
+        }
+    }
+
+    /// GIF: the logical screen size, little-endian 16-bit, after the 6-byte signature.
+    private mutating func parseGIF() throws(ImageError) -> ImageHeader {
+        let format = ImageFormat.gif
+        let width = try littleEndian(at: 6, count: 2, format: format)
+        let height = try littleEndian(at: 8, count: 2, format: format)
+        return try finish(width: width, height: height, format: format)
+    }
+
+    /// BMP: a 14-byte file header, then a DIB header whose size tells its kind.
+    private mutating func parseBMP() throws(ImageError) -> ImageHeader {
+        let format = ImageFormat.bmp
+        let headerSize = try littleEndian(at: 14, count: 4, format: format)
+        switch headerSize {
+        case 12:
+            // BITMAPCOREHEADER: unsigned 16-bit sizes.
+            let width = try littleEndian(at: 18, count: 2, format: format)
+            let height = try littleEndian(at: 20, count: 2, format: format)
+            return try finish(width: width, height: height, format: format)
+        case 16...64, 108, 124:
+            // BITMAPINFOHEADER and later, and OS/2 2.x: signed 32-bit sizes; a negative height is top-down.
+            let width = Int(Int32(truncatingIfNeeded: try littleEndian(at: 18, count: 4, format: format)))
+            let height = Int(Int32(truncatingIfNeeded: try littleEndian(at: 22, count: 4, format: format)))
+            guard width >= 0 else {
+                throw .unsupported(path: path, reason: "BMP width \(width)")
+            }
+            return try finish(width: width, height: abs(height), format: format)
+        default:
+            throw .unsupported(path: path, reason: "BMP header of \(headerSize) bytes")
+        }
+    }
+
+    // MARK: Checks and byte access
+
+    private func finish(width: Int, height: Int, format: ImageFormat) throws(ImageError) -> ImageHeader {
+        guard width > 0, height > 0 else {
+            throw .unsupported(path: path, reason: "zero width or height (\(width) x \(height) px)")
+        }
+        let limit = ImageHeader.maximumSide
+        guard width <= limit, height <= limit else {
+            throw .tooLarge(path: path, width: width, height: height, limit: limit)
+        }
+        return ImageHeader(width: width, height: height, format: format)
+    }
+
+    private mutating func matches(_ signature: [UInt8], at offset: Int) throws(ImageError) -> Bool {
+        for (index, expected) in signature.enumerated() {
+            guard try bytes.byte(at: offset + index) == expected else { return false }
+        }
+        return true
+    }
+
+    private mutating func need(at offset: Int, format: ImageFormat) throws(ImageError) -> UInt8 {
+        guard let byte = try bytes.byte(at: offset) else { throw .truncated(path: path, format: format) }
+        return byte
+    }
+
+    private mutating func bigEndian(at offset: Int, count: Int, format: ImageFormat) throws(ImageError) -> Int {
+        var value = 0
+        for index in 0..<count { value = value << 8 | Int(try need(at: offset + index, format: format)) }
+        return value
+    }
+
+    private mutating func littleEndian(at offset: Int, count: Int, format: ImageFormat) throws(ImageError) -> Int {
+        var value = 0
+        for index in 0..<count { value |= Int(try need(at: offset + index, format: format)) << (8 * index) }
+        return value
+    }
+
+    /// A four-letter chunk name, with bytes outside printable ASCII shown as "?".
+    private mutating func chunkName(at offset: Int, format: ImageFormat) throws(ImageError) -> String {
+        var name = ""
+        for index in 0..<4 {
+            let byte = try need(at: offset + index, format: format)
+            name.unicodeScalars.append(byte >= 0x20 && byte < 0x7F ? Unicode.Scalar(byte) : "?")
+        }
+        return name
+    }
+}

@@ -1,0 +1,271 @@
+import Canopy
+import CanopyGraphics
+import CSDL2
+import Foundation
+
+/// The SDL side of a Canopy app: the window (or a headless target), the renderer, the main
+/// loop that drives the run loop, input translation, compositing of the layer tree, and the
+/// debug overlays. Main thread only.
+@MainActor
+public final class Application {
+    public struct Options: Sendable {
+        public var title: String
+        /// The window's size in points.
+        public var size: CGSize
+        /// Renders without a display server (SDL's offscreen driver, or the dummy driver with
+        /// the software renderer), for screenshots and benchmarks.
+        public var headless: Bool
+        /// The face the overlays are drawn in.
+        public var overlayFont: Font
+        public var fonts: FontRegistry
+
+        public init(title: String, size: CGSize, headless: Bool = false,
+                    overlayFont: Font = Font(family: "Lato", size: 14), fonts: FontRegistry = .shared) {
+            self.title = title
+            self.size = size
+            self.headless = headless
+            self.overlayFont = overlayFont
+            self.fonts = fonts
+        }
+    }
+
+    public let options: Options
+    public let runLoop: Canopy.RunLoop
+    /// The root of what is drawn; it fills the window.
+    public let rootLayer = Layer()
+    public let compositor: Compositor
+    /// The window's size in points.
+    public private(set) var size: CGSize
+    /// Pixels per point (2 on a high-density display).
+    public private(set) var scale: CGFloat = 1
+    /// The SDL video driver and renderer in use, e.g. "x11" and "opengl".
+    public let videoDriver: String
+    public let rendererName: String
+    /// Receives every input event, with the time it was read (monotonic seconds).
+    public var eventHandler: ((InputEvent, TimeInterval) -> Void)?
+    public var showsFPS = true { didSet { runLoop.setNeedsFrame() } }
+    public var showsHelp = false { didSet { runLoop.setNeedsFrame() } }
+    public var helpEntries: [HelpEntry] = []
+    /// Lines the app adds to the FPS overlay (its modes).
+    public var statusLines: () -> [String] = { [] }
+    public var clearColor = Color(white: 0.11)
+    public var title: String {
+        didSet { if let window { SDL_SetWindowTitle(window, title) } }
+    }
+
+    private var window: OpaquePointer?
+    private let renderer: OpaquePointer
+    private var translator = EventTranslator()
+    private let waiter: SDLEventWaiter
+    private var textCache: TextCache
+    private var fpsOverlay = FPSOverlay()
+    private var captureRequested = false
+    private var captured: Bitmap?
+    private var fastPresents = 0
+    private var lastPresentEnd: TimeInterval?
+    private var closed = false
+
+    /// Starts SDL and opens the window (or the headless target).
+    public init(options: Options) throws(ApplicationError) {
+        self.options = options
+        self.size = options.size
+        self.title = options.title
+        if options.headless {
+            SDL_SetHint(SDL_HINT_VIDEODRIVER, "offscreen")
+        } else if getenv("SDL_VIDEODRIVER") == nil {
+            // Wayland gives trackpads fractional deltas; X11 only whole wheel clicks.
+            SDL_SetHint(SDL_HINT_VIDEODRIVER, "wayland,x11")
+        }
+        SDL_SetHint(SDL_HINT_VIDEO_ALLOW_SCREENSAVER, "1")
+        var initialised = SDL_Init(UInt32(SDL_INIT_VIDEO | SDL_INIT_EVENTS)) == 0
+        if !initialised && options.headless {
+            SDL_SetHint(SDL_HINT_VIDEODRIVER, "dummy")
+            initialised = SDL_Init(UInt32(SDL_INIT_VIDEO | SDL_INIT_EVENTS)) == 0
+        }
+        guard initialised else {
+            let reason = String(cString: SDL_GetError())
+            throw ApplicationError(options.headless
+                ? "cannot start SDL's headless video driver: \(reason)"
+                : "cannot open a window: no display server reachable (\(reason)); set DISPLAY or WAYLAND_DISPLAY, or use the screenshot and bench commands, which need none")
+        }
+        do {
+            try GraphicsLibrary.initialize()
+        } catch {
+            SDL_Quit()
+            throw ApplicationError(error.message)
+        }
+        videoDriver = String(cString: SDL_GetCurrentVideoDriver())
+
+        var flags = SDL_WINDOW_ALLOW_HIGHDPI.rawValue | SDL_WINDOW_RESIZABLE.rawValue
+        if options.headless { flags |= SDL_WINDOW_HIDDEN.rawValue }
+        let centered = Int32(bitPattern: 0x2FFF_0000) // SDL_WINDOWPOS_CENTERED
+        guard let window = SDL_CreateWindow(options.title, centered, centered,
+                                            Int32(options.size.width), Int32(options.size.height), flags) else {
+            let reason = String(cString: SDL_GetError())
+            SDL_Quit()
+            throw ApplicationError("cannot create the window: \(reason)")
+        }
+        self.window = window
+        SDL_SetWindowMinimumSize(window, 240, 200)
+
+        var renderer = SDL_CreateRenderer(window, -1,
+            SDL_RENDERER_ACCELERATED.rawValue | (options.headless ? 0 : SDL_RENDERER_PRESENTVSYNC.rawValue))
+        if renderer == nil {
+            renderer = SDL_CreateRenderer(window, -1, SDL_RENDERER_SOFTWARE.rawValue)
+        }
+        guard let renderer else {
+            let reason = String(cString: SDL_GetError())
+            SDL_DestroyWindow(window)
+            SDL_Quit()
+            throw ApplicationError("cannot create a renderer (neither accelerated nor software): \(reason)")
+        }
+        self.renderer = renderer
+        var info = SDL_RendererInfo()
+        SDL_GetRendererInfo(renderer, &info)
+        rendererName = String(cString: info.name)
+        let vsync = info.flags & SDL_RENDERER_PRESENTVSYNC.rawValue != 0
+
+        var mode = SDL_DisplayMode()
+        let refresh = SDL_GetWindowDisplayMode(window, &mode) == 0 && mode.refresh_rate > 0 ? Double(mode.refresh_rate) : 60
+        waiter = SDLEventWaiter()
+        runLoop = Canopy.RunLoop(pacing: vsync ? .vsync(refreshRate: refresh) : .clock(rate: options.headless ? 60 : refresh),
+                          waiter: waiter)
+        compositor = Compositor(renderer: renderer)
+        textCache = TextCache(fonts: options.fonts)
+        updateSize()
+        SDL_EventState(UInt32(SDL_DROPFILE.rawValue), SDL_DISABLE)
+
+        runLoop.addObserver(.beforePresent, order: Int.max) { [unowned self] turn in
+            self.composite(turn)
+        }
+    }
+
+    /// Runs the main loop until the window closes or `quit()`.
+    public func run() {
+        if !options.headless { SDL_ShowWindow(window) }
+        runLoop.run(input: { self.pollEvents() }, present: { self.present() })
+    }
+
+    /// Runs one turn: input, observers, compositing, present (headless drivers use it).
+    public func runTurn() {
+        runLoop.runTurn(input: { self.pollEvents() }, present: { self.present() })
+    }
+
+    /// Runs one turn and returns the composited frame as a bitmap.
+    public func captureFrame() -> Bitmap? {
+        captureRequested = true
+        runTurn()
+        defer { captured = nil }
+        return captured
+    }
+
+    /// Ends `run()` after the current turn.
+    public func quit() {
+        runLoop.stop()
+    }
+
+    /// Releases the renderer, the window and SDL.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        compositor.releaseAll()
+        SDL_DestroyRenderer(renderer)
+        if let window { SDL_DestroyWindow(window) }
+        window = nil
+        SDL_Quit()
+    }
+
+    /// Resizes the window (or the headless target) to a size in points.
+    public func setSize(_ newSize: CGSize) {
+        guard let window else { return }
+        SDL_SetWindowSize(window, Int32(newSize.width), Int32(newSize.height))
+        updateSize()
+    }
+
+    // MARK: The turn
+
+    private func pollEvents() {
+        var event = SDL_Event()
+        while SDL_PollEvent(&event) != 0 {
+            let now = MonotonicClock.now()
+            if event.type == waiter.wakeEventType { continue }
+            if event.type == SDL_WINDOWEVENT.rawValue {
+                let kind = SDL_WindowEventID(UInt32(event.window.event))
+                if kind == SDL_WINDOWEVENT_SIZE_CHANGED || kind == SDL_WINDOWEVENT_RESIZED
+                    || kind == SDL_WINDOWEVENT_DISPLAY_CHANGED {
+                    let before = (size, scale)
+                    updateSize()
+                    if before != (size, scale) { eventHandler?(.resized(size, scale: scale), now) }
+                    runLoop.setNeedsFrame()
+                    continue
+                }
+                if kind == SDL_WINDOWEVENT_EXPOSED { runLoop.setNeedsFrame() }
+            }
+            if let input = translator.translate(event, now: now) {
+                if input == .quit { quit() }
+                eventHandler?(input, now)
+            }
+        }
+    }
+
+    private func composite(_ turn: Canopy.RunLoop.Turn) {
+        compositor.scale = scale
+        compositor.beginFrame(clearColor: clearColor)
+        rootLayer.frame = CGRect(origin: .zero, size: size)
+        compositor.draw(rootLayer)
+        let font = options.overlayFont
+        if showsFPS {
+            let memory = String(format: "textures %.1f MB · %@ · %@", Double(compositor.textureBytes) / 1_048_576,
+                                rendererName, videoDriver)
+            fpsOverlay.draw(compositor: compositor, text: textCache, font: font, at: CGPoint(x: 10, y: 10),
+                            statistics: runLoop.statistics, now: turn.time, idle: runLoop.wasIdle && turn.delta > 0.1,
+                            extraLines: statusLines() + [memory])
+            // The figures refresh while frames come; one more frame after activity settles
+            // them, then the loop may sleep.
+        }
+        if showsHelp {
+            HelpOverlay.draw(compositor: compositor, text: textCache, font: font, entries: helpEntries, in: size)
+        }
+        compositor.endFrame()
+    }
+
+    private func present() {
+        if captureRequested {
+            captureRequested = false
+            captured = readPixels()
+        }
+        SDL_RenderPresent(renderer)
+        // A driver that claims vsync but returns at once (Xvfb, some VMs) would spin the CPU:
+        // fall back to the clock when presents keep coming back far faster than the display.
+        let end = MonotonicClock.now()
+        if case .vsync(let rate) = runLoop.pacing, let last = lastPresentEnd {
+            fastPresents = (end - last) < 0.5 / rate ? fastPresents + 1 : 0
+            if fastPresents >= 30 { runLoop.pacing = .clock(rate: rate) }
+        }
+        lastPresentEnd = end
+    }
+
+    private func readPixels() -> Bitmap? {
+        var w: Int32 = 0, h: Int32 = 0
+        SDL_GetRendererOutputSize(renderer, &w, &h)
+        guard w > 0, h > 0 else { return nil }
+        var pixels = [UInt8](repeating: 0, count: Int(w) * Int(h) * 4)
+        let ok = pixels.withUnsafeMutableBytes {
+            SDL_RenderReadPixels(renderer, nil, SDL_PIXELFORMAT_ABGR8888.rawValue, $0.baseAddress, w * 4) == 0
+        }
+        guard ok else { return nil }
+        // The frame is opaque (cleared to an opaque colour), so straight and premultiplied agree.
+        for i in stride(from: 3, to: pixels.count, by: 4) { pixels[i] = 255 }
+        return Bitmap(width: Int(w), height: Int(h), scale: scale, pixels: pixels)
+    }
+
+    private func updateSize() {
+        guard let window else { return }
+        var w: Int32 = 0, h: Int32 = 0, pw: Int32 = 0, ph: Int32 = 0
+        SDL_GetWindowSize(window, &w, &h)
+        SDL_GetRendererOutputSize(renderer, &pw, &ph)
+        size = CGSize(width: CGFloat(w), height: CGFloat(h))
+        scale = w > 0 ? max(1, CGFloat(pw) / CGFloat(w)) : 1
+        compositor.scale = scale
+    }
+}

@@ -1,0 +1,247 @@
+import Canopy
+import CanopyGraphics
+import CSDL2
+import Foundation
+
+/// Draws a Layer tree with an SDL renderer: a texture per bitmap, cached while the bitmap is
+/// in use, backgrounds as filled rectangles. Main thread only (SDL's rule for renderers).
+///
+/// Bitmaps are premultiplied. Where the renderer supports a custom blend mode (OpenGL, GLES,
+/// Direct3D) they are drawn with (ONE, ONE_MINUS_SRC_ALPHA); where it does not (the software
+/// renderer) they are uploaded with straight alpha and drawn with ordinary blending, so the
+/// colour is right on every renderer.
+@MainActor
+public final class Compositor {
+    let renderer: OpaquePointer
+    /// Pixels per point.
+    public var scale: CGFloat = 1
+    /// The bytes held by textures.
+    public private(set) var textureBytes = 0
+    /// Whether premultiplied bitmaps are drawn with a custom blend mode.
+    public let usesPremultipliedBlending: Bool
+
+    private struct Entry {
+        weak var bitmap: Bitmap?
+        var texture: OpaquePointer
+        var bytes: Int
+        var lastUsedFrame: Int
+    }
+    private var textures: [ObjectIdentifier: Entry] = [:]
+    private var masks: [MaskKey: MaskEntry] = [:]
+    private var frameNumber = 0
+    private let premultipliedMode: SDL_BlendMode
+    private var clipStack: [SDL_Rect] = []
+    /// Textures unused for this many frames are released.
+    public var evictionAge = 120
+
+    private struct MaskKey: Hashable { var width: Int; var height: Int; var radius: Int }
+    private struct MaskEntry { var texture: OpaquePointer; var lastUsedFrame: Int }
+
+    init(renderer: OpaquePointer) {
+        self.renderer = renderer
+        premultipliedMode = SDL_ComposeCustomBlendMode(
+            SDL_BLENDFACTOR_ONE, SDL_BLENDFACTOR_ONE_MINUS_SRC_ALPHA, SDL_BLENDOPERATION_ADD,
+            SDL_BLENDFACTOR_ONE, SDL_BLENDFACTOR_ONE_MINUS_SRC_ALPHA, SDL_BLENDOPERATION_ADD)
+        var supported = false
+        if let probe = SDL_CreateTexture(renderer, SDL_PIXELFORMAT_ABGR8888.rawValue,
+                                         Int32(SDL_TEXTUREACCESS_STATIC.rawValue), 1, 1) {
+            supported = SDL_SetTextureBlendMode(probe, premultipliedMode) == 0
+            SDL_DestroyTexture(probe)
+        }
+        usesPremultipliedBlending = supported
+    }
+
+    /// Starts a frame: clears to `color`.
+    func beginFrame(clearColor color: Color) {
+        frameNumber += 1
+        let c = color.rgba8
+        SDL_SetRenderDrawColor(renderer, c.r, c.g, c.b, c.a)
+        SDL_RenderSetClipRect(renderer, nil)
+        clipStack.removeAll()
+        SDL_RenderClear(renderer)
+    }
+
+    /// Releases textures whose bitmaps are gone or unused for `evictionAge` frames.
+    func endFrame() {
+        for (key, entry) in textures where entry.bitmap == nil || frameNumber - entry.lastUsedFrame > evictionAge {
+            SDL_DestroyTexture(entry.texture)
+            textureBytes -= entry.bytes
+            textures[key] = nil
+        }
+        for (key, entry) in masks where frameNumber - entry.lastUsedFrame > evictionAge {
+            SDL_DestroyTexture(entry.texture)
+            masks[key] = nil
+        }
+    }
+
+    /// Draws a layer and its sublayers; `origin` is where the layer's superlayer's bounds
+    /// origin lands in window points.
+    public func draw(_ layer: Layer, origin: CGPoint = .zero, alpha: CGFloat = 1) {
+        guard !layer.isHidden else { return }
+        let opacity = alpha * layer.alpha
+        guard opacity > 0.001 else { return }
+        let frame = layer.frame.offsetBy(dx: origin.x, dy: origin.y)
+        if layer.clipsToBounds {
+            pushClip(frame)
+            if clipIsEmpty { popClip(); return }
+        }
+        if let background = layer.backgroundColor {
+            if layer.cornerRadius > 0 {
+                fillRounded(frame, radius: layer.cornerRadius, color: background, alpha: opacity)
+            } else {
+                fill(frame, color: background, alpha: opacity)
+            }
+        }
+        if let contents = layer.contents {
+            let rect = layer.contentsRect.map { $0.offsetBy(dx: frame.minX, dy: frame.minY) } ?? frame
+            drawBitmap(contents, in: rect, alpha: opacity)
+        }
+        let childOrigin = CGPoint(x: frame.minX - layer.boundsOrigin.x, y: frame.minY - layer.boundsOrigin.y)
+        for sublayer in layer.sublayers {
+            draw(sublayer, origin: childOrigin, alpha: opacity)
+        }
+        if layer.clipsToBounds { popClip() }
+    }
+
+    /// Fills a rect given in window points.
+    public func fill(_ rect: CGRect, color: Color, alpha: CGFloat = 1) {
+        let c = color.withAlpha(color.alpha * alpha).rgba8
+        guard c.a > 0 else { return }
+        SDL_SetRenderDrawBlendMode(renderer, c.a == 255 ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND)
+        SDL_SetRenderDrawColor(renderer, c.r, c.g, c.b, c.a)
+        var r = pixelRect(rect)
+        SDL_RenderFillRect(renderer, &r)
+    }
+
+    /// Fills a rect with rounded corners (anti-aliased), e.g. a scrollbar thumb.
+    public func fillRounded(_ rect: CGRect, radius: CGFloat, color: Color, alpha: CGFloat = 1) {
+        var r = pixelRect(rect)
+        guard r.w > 0, r.h > 0 else { return }
+        let key = MaskKey(width: Int(r.w), height: Int(r.h), radius: Int((radius * scale).rounded()))
+        let texture: OpaquePointer
+        if let entry = masks[key] {
+            texture = entry.texture
+        } else {
+            guard let made = makeRoundedMask(key) else { return fill(rect, color: color, alpha: alpha) }
+            texture = made
+        }
+        masks[key] = MaskEntry(texture: texture, lastUsedFrame: frameNumber)
+        let c = color.rgba8
+        SDL_SetTextureColorMod(texture, c.r, c.g, c.b)
+        SDL_SetTextureAlphaMod(texture, UInt8(min(255, max(0, (color.alpha * alpha * 255).rounded()))))
+        SDL_RenderCopy(renderer, texture, nil, &r)
+    }
+
+    /// Draws a bitmap stretched into a rect given in window points.
+    public func drawBitmap(_ bitmap: Bitmap, in rect: CGRect, alpha: CGFloat = 1) {
+        guard let texture = texture(for: bitmap) else { return }
+        let a = UInt8(min(255, max(0, (alpha * 255).rounded())))
+        if usesPremultipliedBlending {
+            // Premultiplied: fading must scale colour and alpha alike.
+            SDL_SetTextureColorMod(texture, a, a, a)
+        }
+        SDL_SetTextureAlphaMod(texture, a)
+        var r = pixelRect(rect)
+        SDL_RenderCopy(renderer, texture, nil, &r)
+    }
+
+    /// The texture of a bitmap, uploading it on first use.
+    func texture(for bitmap: Bitmap) -> OpaquePointer? {
+        let key = ObjectIdentifier(bitmap)
+        if var entry = textures[key], entry.bitmap === bitmap {
+            entry.lastUsedFrame = frameNumber
+            textures[key] = entry
+            return entry.texture
+        }
+        if let stale = textures[key] { // the identifier was reused by a new bitmap
+            SDL_DestroyTexture(stale.texture)
+            textureBytes -= stale.bytes
+        }
+        guard bitmap.width > 0, bitmap.height > 0,
+              let texture = SDL_CreateTexture(renderer, SDL_PIXELFORMAT_ABGR8888.rawValue,
+                                              Int32(SDL_TEXTUREACCESS_STATIC.rawValue),
+                                              Int32(bitmap.width), Int32(bitmap.height)) else { return nil }
+        if usesPremultipliedBlending {
+            bitmap.pixels.withUnsafeBytes { _ = SDL_UpdateTexture(texture, nil, $0.baseAddress, Int32(bitmap.bytesPerRow)) }
+            SDL_SetTextureBlendMode(texture, premultipliedMode)
+        } else {
+            let straight = bitmap.straightAlphaPixels()
+            straight.withUnsafeBytes { _ = SDL_UpdateTexture(texture, nil, $0.baseAddress, Int32(bitmap.width * 4)) }
+            SDL_SetTextureBlendMode(texture, SDL_BLENDMODE_BLEND)
+        }
+        SDL_SetTextureScaleMode(texture, SDL_ScaleModeLinear)
+        let bytes = bitmap.width * bitmap.height * 4
+        textures[key] = Entry(bitmap: bitmap, texture: texture, bytes: bytes, lastUsedFrame: frameNumber)
+        textureBytes += bytes
+        return texture
+    }
+
+    /// Releases every texture (before the renderer goes away).
+    func releaseAll() {
+        for entry in textures.values { SDL_DestroyTexture(entry.texture) }
+        for entry in masks.values { SDL_DestroyTexture(entry.texture) }
+        textures.removeAll()
+        masks.removeAll()
+        textureBytes = 0
+    }
+
+    /// The SDL rect, in pixels, of a rect in points: edges rounded to the nearest pixel, so
+    /// adjacent rects share edges without gaps or overlaps.
+    func pixelRect(_ rect: CGRect) -> SDL_Rect {
+        let x0 = (rect.minX * scale).rounded(), y0 = (rect.minY * scale).rounded()
+        let x1 = (rect.maxX * scale).rounded(), y1 = (rect.maxY * scale).rounded()
+        return SDL_Rect(x: Int32(clamping: Int(x0)), y: Int32(clamping: Int(y0)),
+                        w: Int32(clamping: Int(x1 - x0)), h: Int32(clamping: Int(y1 - y0)))
+    }
+
+    private var clipIsEmpty: Bool { clipStack.last.map { $0.w <= 0 || $0.h <= 0 } ?? false }
+
+    private func pushClip(_ rect: CGRect) {
+        var r = pixelRect(rect)
+        if let current = clipStack.last {
+            var out = SDL_Rect()
+            var a = current
+            if SDL_IntersectRect(&a, &r, &out) == SDL_FALSE { out = SDL_Rect(x: 0, y: 0, w: 0, h: 0) }
+            r = out
+        }
+        clipStack.append(r)
+        applyClip()
+    }
+
+    private func popClip() {
+        clipStack.removeLast()
+        applyClip()
+    }
+
+    private func applyClip() {
+        if var top = clipStack.last {
+            if top.w <= 0 || top.h <= 0 { top = SDL_Rect(x: -1, y: -1, w: 1, h: 1) }
+            SDL_RenderSetClipRect(renderer, &top)
+        } else {
+            SDL_RenderSetClipRect(renderer, nil)
+        }
+    }
+
+    /// A white mask of a rounded rect, straight alpha, anti-aliased by the distance to the
+    /// rounded edge.
+    private func makeRoundedMask(_ key: MaskKey) -> OpaquePointer? {
+        let w = key.width, h = key.height
+        let radius = CGFloat(min(key.radius, min(w, h) / 2))
+        var pixels = [UInt8](repeating: 255, count: w * h * 4)
+        for y in 0..<h {
+            for x in 0..<w {
+                let px = CGFloat(x) + 0.5, py = CGFloat(y) + 0.5
+                let cx = min(max(px, radius), CGFloat(w) - radius)
+                let cy = min(max(py, radius), CGFloat(h) - radius)
+                let d = hypot(px - cx, py - cy)
+                let coverage = min(1, max(0, radius + 0.5 - d))
+                pixels[(y * w + x) * 4 + 3] = UInt8((coverage * 255).rounded())
+            }
+        }
+        guard let texture = SDL_CreateTexture(renderer, SDL_PIXELFORMAT_ABGR8888.rawValue,
+                                              Int32(SDL_TEXTUREACCESS_STATIC.rawValue), Int32(w), Int32(h)) else { return nil }
+        pixels.withUnsafeBytes { _ = SDL_UpdateTexture(texture, nil, $0.baseAddress, Int32(w * 4)) }
+        SDL_SetTextureBlendMode(texture, SDL_BLENDMODE_BLEND)
+        return texture
+    }
+}

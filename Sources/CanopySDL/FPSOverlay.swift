@@ -1,0 +1,79 @@
+import Canopy
+import CanopyGraphics
+import Foundation
+
+/// The FPS overlay: frames per second over the last second, a graph of the last 120 frames'
+/// main-thread work against the frame budget (green under, red over), main-thread p50 and p99,
+/// dropped frames, texture memory, and the modes the app reports.
+@MainActor
+struct FPSOverlay {
+    static let graphFrames = 120
+    static let barWidth: CGFloat = 2
+    static let graphHeight: CGFloat = 56
+    static let padding: CGFloat = 10
+    /// The graph's top stands for twice the budget.
+    static let graphRangeInBudgets: Double = 2
+
+    /// The figures, refreshed a few times a second so they can be read.
+    private var shown: (fps: String, timing: String)?
+    private var lastRefresh: TimeInterval = -.infinity
+
+    mutating func draw(compositor: Compositor, text: TextCache, font: Font, at origin: CGPoint,
+                       statistics: FrameStatistics, now: TimeInterval, idle: Bool, extraLines: [String]) {
+        if now - lastRefresh >= 0.25 || shown == nil {
+            lastRefresh = now
+            let fps = statistics.framesPerSecond(now: now).map { String(format: "%.0f fps", $0) } ?? "– fps"
+            let p50 = statistics.workPercentile(50) ?? 0
+            let p99 = statistics.workPercentile(99) ?? 0
+            let timing = String(format: "main p50 %.1f ms · p99 %.1f ms · dropped %d", p50, p99, statistics.totalDropped)
+            shown = (fps, timing)
+        }
+        let scale = compositor.scale
+        let width = CGFloat(Self.graphFrames) * Self.barWidth + 2 * Self.padding
+        let titleFont = font.withSize(20)
+        let smallFont = font.withSize(12)
+        let lines = [shown!.timing] + extraLines
+        let lineHeight: CGFloat = 16
+        let height = Self.padding * 2 + 26 + Self.graphHeight + 6 + CGFloat(lines.count) * lineHeight
+        let panel = CGRect(x: origin.x, y: origin.y, width: width, height: height)
+        compositor.fillRounded(panel, radius: 8, color: Color(white: 0, alpha: 0.72))
+
+        var y = panel.minY + Self.padding
+        let title = shown!.fps + (idle ? " (idle)" : "")
+        if let b = text.bitmap(title, font: titleFont, color: .white, scale: scale) {
+            compositor.drawBitmap(b, in: CGRect(origin: CGPoint(x: panel.minX + Self.padding, y: y), size: b.size))
+        }
+        let budgetLabel = String(format: "%.1f ms budget", statistics.budgetMs)
+        if let b = text.bitmap(budgetLabel, font: smallFont, color: Color(white: 0.75), scale: scale) {
+            compositor.drawBitmap(b, in: CGRect(x: panel.maxX - Self.padding - b.size.width, y: y + 6,
+                                                width: b.size.width, height: b.size.height))
+        }
+        y += 26
+
+        // The graph: one bar per frame, newest on the right.
+        let graph = CGRect(x: panel.minX + Self.padding, y: y, width: CGFloat(Self.graphFrames) * Self.barWidth,
+                           height: Self.graphHeight)
+        compositor.fill(graph, color: Color(white: 1, alpha: 0.08))
+        let range = statistics.budgetMs * Self.graphRangeInBudgets
+        let frames = statistics.recent(Self.graphFrames)
+        let firstX = graph.maxX - CGFloat(frames.count) * Self.barWidth
+        let green = Color(red: 0.30, green: 0.85, blue: 0.40)
+        let red = Color(red: 0.95, green: 0.25, blue: 0.20)
+        for (i, frame) in frames.enumerated() {
+            let h = CGFloat(min(1, frame.workMs / range)) * graph.height
+            let bar = CGRect(x: firstX + CGFloat(i) * Self.barWidth, y: graph.maxY - max(1, h),
+                             width: Self.barWidth, height: max(1, h))
+            compositor.fill(bar, color: frame.dropped ? red : green)
+        }
+        let budgetY = graph.maxY - CGFloat(1 / Self.graphRangeInBudgets) * graph.height
+        compositor.fill(CGRect(x: graph.minX, y: budgetY, width: graph.width, height: 1), color: Color(white: 1, alpha: 0.7))
+        y = graph.maxY + 6
+
+        for line in lines {
+            if let b = text.bitmap(line, font: smallFont, color: Color(white: 0.92), scale: scale) {
+                compositor.drawBitmap(b, in: CGRect(origin: CGPoint(x: panel.minX + Self.padding, y: y), size: b.size))
+            }
+            y += lineHeight
+        }
+    }
+}

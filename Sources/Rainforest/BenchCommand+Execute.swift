@@ -1,0 +1,87 @@
+import Canopy
+import CanopySDL
+import Foundation
+
+extension BenchCommand {
+    /// Frames drawn at the top before measuring, so start-up (the renderer's first use) does
+    /// not count as scrolling.
+    static let warmUpFrames = 30
+
+    @MainActor
+    func execute() throws {
+        var options = collection
+        if options.cards == nil { options.cards = 1000 }
+        let session = try Session(collection: options, headless: true)
+        defer { session.app.close() }
+        let app = session.app, viewer = session.viewer
+        app.showsFPS = true
+        app.statusLines = { ["\(viewer.itemCount.formatted()) cards · bench"] }
+
+        var modes: [Mode] = mode == .both ? [.async, .sync] : [mode]
+        if modes.contains(.sync) {
+            FileHandle.standardError.write(Data("rainforest: bench: the main-thread (sync) mode is not built yet; it comes with the card nodes. Running async only.\n".utf8))
+            modes.removeAll { $0 == .sync }
+        }
+        let size = options.size ?? Session.defaultSize
+        print("bench: \(viewer.itemCount) cards, \(size) pt, \(duration) s per run, \(app.rendererName) renderer (\(app.videoDriver)), paced at 60 Hz")
+
+        var runs: [BenchRun] = []
+        for mode in modes {
+            for speed in speed {
+                runs.append(measure(mode: mode, speed: speed, app: app, viewer: viewer))
+            }
+        }
+        let report = BenchReport(
+            environment: .init(renderer: app.rendererName, videoDriver: app.videoDriver, size: size.description,
+                               cores: ProcessInfo.processInfo.activeProcessorCount),
+            runs: runs)
+        print(report.table)
+        if let json {
+            do {
+                try report.writeJSON(to: json)
+                print("wrote \(json)")
+            } catch {
+                throw UserFacingError(message: "\(json): cannot write (\(error.localizedDescription))", status: 1)
+            }
+        }
+    }
+
+    /// One run: scroll at constant speed, bouncing at the ends, for `duration` seconds.
+    @MainActor
+    private func measure(mode: Mode, speed: Double, app: Application, viewer: Viewer) -> BenchRun {
+        viewer.scriptedOffset = { _ in 0 }
+        for _ in 0..<Self.warmUpFrames {
+            app.runTurn()
+            app.runLoop.setNeedsFrame()
+            app.runLoop.waitForNextFrame()
+        }
+        ProcessMemory.resetPeak()
+        let start = MonotonicClock.now()
+        let maxOffset = Double(viewer.scroll.physics.maxOffset)
+        viewer.scriptedOffset = { time in
+            guard maxOffset > 0 else { return 0 }
+            let travelled = (time - start) * speed
+            let phase = travelled.truncatingRemainder(dividingBy: 2 * maxOffset)
+            return CGFloat(phase <= maxOffset ? phase : 2 * maxOffset - phase)
+        }
+        var work: [Double] = []
+        var intervals: [Double] = []
+        var dropped = 0
+        while MonotonicClock.now() - start < duration {
+            app.runTurn()
+            if let sample = app.runLoop.statistics.recent(1).first {
+                work.append(sample.workMs)
+                if let interval = sample.intervalMs { intervals.append(interval) }
+                if sample.dropped { dropped += 1 }
+            }
+            app.runLoop.setNeedsFrame()
+            app.runLoop.waitForNextFrame()
+        }
+        let elapsed = MonotonicClock.now() - start
+        viewer.scriptedOffset = nil
+        return BenchRun(mode: mode.rawValue, speed: speed, cards: viewer.itemCount, durationS: elapsed,
+                        frames: work.count, droppedFrames: dropped, fps: Double(work.count) / elapsed,
+                        mainMs: BenchRun.summarise(work), intervalMs: BenchRun.summarise(intervals),
+                        rssMbPeak: ProcessMemory.peakResidentMB())
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+
+/// The figures of one benchmark run, with the JSON names other tools read.
+struct BenchRun: Codable, Sendable, Equatable {
+    struct Percentiles: Codable, Sendable, Equatable {
+        var p50: Double
+        var p90: Double
+        var p99: Double
+        var max: Double
+    }
+    var mode: String
+    var speed: Double
+    var cards: Int
+    var durationS: Double
+    var frames: Int
+    var droppedFrames: Int
+    var fps: Double
+    var mainMs: Percentiles
+    var intervalMs: Percentiles
+    var rssMbPeak: Double
+
+    enum CodingKeys: String, CodingKey {
+        case mode, speed, cards, frames, fps
+        case durationS = "duration_s"
+        case droppedFrames = "dropped_frames"
+        case mainMs = "main_ms"
+        case intervalMs = "interval_ms"
+        case rssMbPeak = "rss_mb_peak"
+    }
+
+    /// Summarises per-frame work and interval times (milliseconds).
+    static func summarise(_ values: [Double]) -> Percentiles {
+        let sorted = values.sorted()
+        func rank(_ p: Double) -> Double {
+            guard !sorted.isEmpty else { return 0 }
+            let r = Int((p / 100 * Double(sorted.count)).rounded(.up))
+            return sorted[min(sorted.count - 1, Swift.max(0, r - 1))]
+        }
+        return Percentiles(p50: rank(50), p90: rank(90), p99: rank(99), max: sorted.last ?? 0)
+    }
+}
+
+/// Everything `rainforest bench` reports.
+struct BenchReport: Codable, Sendable {
+    struct Environment: Codable, Sendable {
+        var renderer: String
+        var videoDriver: String
+        var size: String
+        var cores: Int
+        enum CodingKeys: String, CodingKey {
+            case renderer, size, cores
+            case videoDriver = "video_driver"
+        }
+    }
+    var environment: Environment
+    var runs: [BenchRun]
+
+    /// The table printed after a run.
+    var table: String {
+        var lines = [String(format: "%-6@ %7@ %7@ %7@ %6@ %7@ %7@ %7@ %7@ %7@",
+                            "mode", "speed", "frames", "dropped", "fps", "p50 ms", "p90 ms", "p99 ms", "max ms", "rss MB")]
+        for r in runs {
+            lines.append(String(format: "%-6@ %7.0f %7d %7d %6.1f %7.2f %7.2f %7.2f %7.2f %7.1f",
+                                r.mode, r.speed, r.frames, r.droppedFrames, r.fps,
+                                r.mainMs.p50, r.mainMs.p90, r.mainMs.p99, r.mainMs.max, r.rssMbPeak))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    func writeJSON(to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(self).write(to: URL(fileURLWithPath: path))
+    }
+}
+
+/// The process's memory figures, from /proc/self.
+enum ProcessMemory {
+    /// The peak resident set size in megabytes (VmHWM).
+    static func peakResidentMB() -> Double {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            let kb = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Double($0) } ?? 0
+            return kb / 1024
+        }
+        return 0
+    }
+
+    /// Resets the peak to the current size (Linux: writing 5 to clear_refs), so each run
+    /// reports its own peak.
+    static func resetPeak() {
+        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    }
+}

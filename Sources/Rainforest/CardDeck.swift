@@ -1,0 +1,66 @@
+import CanopyGraphics
+import Foundation
+
+/// The cards to show: the embedded cards (each with its photo's size, read from the file's
+/// header), repeated to as many items as asked.
+struct CardDeck: Sendable {
+    /// The tutorial's card width in points.
+    static let cardWidth: CGFloat = 320
+    /// The text area below the photo.
+    static let textAreaHeight: CGFloat = 300
+    /// The aspect (height / width) assumed for a photo whose size cannot be read.
+    static let fallbackAspect: CGFloat = 3.0 / 4.0
+
+    struct Entry: Sendable {
+        var card: Card
+        /// The photo's pixel size, or why it could not be read.
+        var imageSize: Result<CGSize, ImageError>
+    }
+
+    let entries: [Entry]
+    /// How many items the collection shows (the entries repeated).
+    let itemCount: Int
+
+    init(entries: [Entry], itemCount: Int? = nil) {
+        self.entries = entries
+        self.itemCount = entries.isEmpty ? 0 : max(0, itemCount ?? entries.count)
+    }
+
+    /// Loads the cards of a resources folder and reads each distinct photo's header once.
+    static func load(resources: Resources, itemCount: Int?) throws(CardsFileError) -> CardDeck {
+        let cards = try CardsFile.load(contentsOf: resources.cardsFile)
+        var sizes: [String: Result<CGSize, ImageError>] = [:]
+        let entries = cards.map { card in
+            if sizes[card.image] == nil {
+                do throws(ImageError) {
+                    let header = try ImageHeader.read(contentsOf: resources.imageURL(card.image).path)
+                    sizes[card.image] = .success(CGSize(width: header.width, height: header.height))
+                } catch {
+                    sizes[card.image] = .failure(error)
+                }
+            }
+            return Entry(card: card, imageSize: sizes[card.image]!)
+        }
+        return CardDeck(entries: entries, itemCount: itemCount)
+    }
+
+    /// The entry shown by item `index`.
+    func entry(at index: Int) -> Entry { entries[index % entries.count] }
+
+    /// The tutorial's card height: the photo aspect-fit across 320 pt, plus the text area.
+    static func cardHeight(imageSize: CGSize?) -> CGFloat {
+        let aspect: CGFloat
+        if let size = imageSize, size.width > 0, size.height > 0 {
+            aspect = size.height / size.width
+        } else {
+            aspect = fallbackAspect
+        }
+        return (aspect * cardWidth).rounded(.up) + textAreaHeight
+    }
+
+    /// Every item's height, in item order.
+    var heights: [CGFloat] {
+        let perEntry = entries.map { Self.cardHeight(imageSize: try? $0.imageSize.get()) }
+        return (0..<itemCount).map { perEntry[$0 % perEntry.count] }
+    }
+}

@@ -1,0 +1,85 @@
+import ArgumentParser
+import Foundation
+
+/// `rainforest`: the card viewer and its headless tools.
+struct RainforestCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rainforest",
+        abstract: "Scrolls a collection of rainforest animal cards, drawn off the main thread by Canopy.",
+        subcommands: [RunCommand.self, ScreenshotCommand.self, BenchCommand.self],
+        defaultSubcommand: RunCommand.self
+    )
+}
+
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "run", abstract: "Open the viewer window (the default).")
+
+    @OptionGroup var collection: CollectionOptions
+
+    @Option(help: ArgumentHelp("Overlays shown at start, comma-separated: fps, hitslop, ranges, scaling.", valueName: "LIST"),
+            transform: OverlayName.parseList)
+    var overlays: [OverlayName]?
+}
+
+struct ScreenshotCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "screenshot",
+        abstract: "Render the window's content headless and write a PNG.")
+
+    @Option(help: ArgumentHelp("The PNG to write.", valueName: "FILE"))
+    var output: String
+
+    @OptionGroup var collection: CollectionOptions
+
+    @Option(help: ArgumentHelp("Scroll down this many points first.", valueName: "PT"))
+    var scroll: Double = 0
+
+    @Option(help: ArgumentHelp("Overlays to draw, comma-separated: fps, hitslop, ranges, scaling.", valueName: "LIST"),
+            transform: OverlayName.parseList)
+    var overlays: [OverlayName] = []
+
+    @Option(help: ArgumentHelp("Seconds to wait for the visible cards to display.", valueName: "S"))
+    var timeout: Double = 10
+
+    func validate() throws {
+        guard scroll.isFinite, scroll >= 0 else { throw ValidationError("--scroll must be zero or more points") }
+        guard timeout > 0 else { throw ValidationError("--timeout must be more than zero seconds") }
+    }
+}
+
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Scroll headless at constant speed and report frame statistics.")
+
+    enum Mode: String, ExpressibleByArgument, CaseIterable, Sendable {
+        case async, sync, both
+    }
+
+    @Option(help: "async (Canopy), sync (the main-thread mode) or both.")
+    var mode: Mode = .async
+
+    @OptionGroup var collection: CollectionOptions
+
+    @Option(help: ArgumentHelp("Scroll speed in points per second; a comma-separated list runs each.", valueName: "PT_PER_S"),
+            transform: BenchCommand.parseSpeeds)
+    var speed: [Double] = [3000]
+
+    @Option(help: ArgumentHelp("Seconds each run scrolls.", valueName: "S"))
+    var duration: Double = 10
+
+    @Option(help: ArgumentHelp("Write the figures as JSON to FILE.", valueName: "FILE"))
+    var json: String?
+
+    func validate() throws {
+        guard duration > 0, duration <= 3600 else { throw ValidationError("--duration must be from 0 to 3600 seconds") }
+    }
+
+    static func parseSpeeds(_ text: String) throws -> [Double] {
+        let values = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard !values.isEmpty, values.allSatisfy({ $0 != nil && $0! > 0 && $0!.isFinite }) else {
+            throw ValidationError("expected a positive number of points per second, or a comma-separated list of them")
+        }
+        return values.map { $0! }
+    }
+}

@@ -1,0 +1,61 @@
+import Canopy
+import CanopySDL
+import Foundation
+
+extension RunCommand {
+    /// The keys, as the help overlay lists them.
+    static let helpEntries: [HelpEntry] = [
+        HelpEntry("Wheel, trackpad", "scroll (clicks animate; trackpads fling when you let go)"),
+        HelpEntry("Drag", "scroll with the left button, fling on release"),
+        HelpEntry("Scrollbar", "drag the thumb, click the track to page"),
+        HelpEntry("↑ ↓", "scroll a little"),
+        HelpEntry("Page Up, Page Down", "scroll a page"),
+        HelpEntry("Space, Shift+Space", "page down, page up"),
+        HelpEntry("Home, End", "to the first card, to the last"),
+        HelpEntry("F", "FPS overlay: frame rate and main-thread time graph"),
+        HelpEntry("F1, ?", "this help"),
+        HelpEntry("Escape, Ctrl+Q", "quit"),
+    ]
+
+    @MainActor
+    func execute() throws {
+        let session = try Session(collection: collection, headless: false)
+        let app = session.app, viewer = session.viewer
+        let shown = overlays ?? [.fps]
+        for overlay in shown where !overlay.isAvailable {
+            FileHandle.standardError.write(Data("rainforest: the \(overlay.rawValue) overlay is not built yet; ignored\n".utf8))
+        }
+        app.showsFPS = shown.contains(.fps)
+        app.helpEntries = Self.helpEntries
+        let count = viewer.itemCount
+        func updateTitle() {
+            app.title = "Rainforest — \(count.formatted()) cards" + (app.showsFPS ? " — FPS" : "")
+        }
+        updateTitle()
+        app.statusLines = { ["\(count.formatted()) cards · placeholders"] }
+        app.eventHandler = { event, time in
+            if case .key(let key) = event, key.isDown, !key.isRepeat {
+                switch key.key {
+                case .escape:
+                    if app.showsHelp { app.showsHelp = false } else { app.quit() }
+                    return
+                case .character("q") where key.modifiers.contains(.control):
+                    app.quit()
+                    return
+                case .character("f") where key.modifiers.isEmpty:
+                    app.showsFPS.toggle()
+                    updateTitle()
+                    return
+                case .function(1), .character("?"):
+                    app.showsHelp.toggle()
+                    return
+                default:
+                    break
+                }
+            }
+            viewer.handle(event, at: time)
+        }
+        app.run()
+        app.close()
+    }
+}

@@ -1,0 +1,39 @@
+import Canopy
+import CanopyGraphics
+import Foundation
+
+extension ScreenshotCommand {
+    @MainActor
+    func execute() throws {
+        let session = try Session(collection: collection, headless: true)
+        defer { session.app.close() }
+        let app = session.app, viewer = session.viewer
+        for overlay in overlays where !overlay.isAvailable {
+            FileHandle.standardError.write(Data("rainforest: the \(overlay.rawValue) overlay is not built yet; ignored\n".utf8))
+        }
+        app.showsFPS = overlays.contains(.fps)
+        app.statusLines = { ["\(viewer.itemCount.formatted()) cards · placeholders"] }
+        viewer.scroll(to: CGFloat(scroll))
+
+        // Turn until every visible card is displayed, then capture one more frame.
+        let deadline = MonotonicClock.now() + timeout
+        var complete = false
+        while MonotonicClock.now() < deadline {
+            app.runTurn()
+            if viewer.isDisplayComplete { complete = true; break }
+            app.runLoop.waitForNextFrame()
+        }
+        guard let frame = app.captureFrame() else {
+            throw UserFacingError(message: "could not read the rendered frame back from the renderer", status: 1)
+        }
+        do {
+            try frame.writePNG(to: output)
+        } catch {
+            throw UserFacingError(message: error.description, status: 1)
+        }
+        if !complete {
+            throw UserFacingError(message: "timed out after \(timeout) s before every visible card was displayed; wrote \(output) anyway", status: 1)
+        }
+        print("wrote \(output) (\(frame.width)x\(frame.height) px, \(viewer.visibleIndices.count) cards visible, \(app.rendererName) renderer)")
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import XCTest
+@testable import Canopy
+
+/// XCTest runs tests on the main thread; each test asserts that and enters the main actor.
+final class RunLoopTests: XCTestCase {
+    func testObserversRunInPhaseOrderThenByOrderThenByInsertion() {
+        MainActor.assumeIsolated {
+            let loop = RunLoop()
+            var log: [String] = []
+            loop.addObserver(.beforePresent) { _ in log.append("present") }
+            loop.addObserver(.layout, order: 5) { _ in log.append("layout+5") }
+            loop.addObserver(.afterCommit) { _ in log.append("afterCommit") }
+            loop.addObserver(.layout) { _ in log.append("layout-a") }
+            loop.addObserver(.layout) { _ in log.append("layout-b") }
+            loop.addObserver(.beforeCommit) { _ in log.append("beforeCommit") }
+            loop.addObserver(.afterInput) { _ in log.append("afterInput") }
+            loop.perform { log.append("posted") }
+            loop.runTurn(input: { log.append("input") }, present: { log.append("PRESENT") })
+            XCTAssertEqual(log, ["input", "afterInput", "posted", "layout-a", "layout-b", "layout+5",
+                                 "beforeCommit", "afterCommit", "present", "PRESENT"])
+        }
+    }
+
+    func testRemovedObserversStopRunning() {
+        MainActor.assumeIsolated {
+            let loop = RunLoop()
+            var count = 0
+            let token = loop.addObserver(.layout) { _ in count += 1 }
+            loop.runTurn()
+            loop.removeObserver(token)
+            loop.runTurn()
+            XCTAssertEqual(count, 1)
+        }
+    }
+
+    func testPerformFromAnotherThreadWakesASleepingLoop() {
+        MainActor.assumeIsolated {
+            let loop = RunLoop()
+            loop.runTurn() // clears the request for a first frame
+            XCTAssertFalse(loop.needsFrame)
+            let ran = Box()
+            let thread = Thread {
+                Thread.sleep(forTimeInterval: 0.05)
+                loop.perform { ran.value = true }
+            }
+            thread.start()
+            loop.waitForNextFrame() // sleeps until the perform wakes it
+            XCTAssertTrue(loop.needsFrame)
+            XCTAssertFalse(ran.value, "posted work runs in the next turn, not during the wait")
+            loop.runTurn()
+            XCTAssertTrue(ran.value)
+            XCTAssertTrue(loop.wasIdle == false)
+        }
+    }
+
+    func testPostedWorkRunsInOrderExactlyOnce() {
+        MainActor.assumeIsolated {
+            let loop = RunLoop()
+            let log = Box<[Int]>([])
+            let group = DispatchGroup()
+            for i in 0..<100 {
+                DispatchQueue.global().async(group: group) { loop.perform { log.value.append(i) } }
+            }
+            group.wait()
+            loop.runTurn()
+            XCTAssertEqual(log.value.sorted(), Array(0..<100))
+            loop.runTurn()
+            XCTAssertEqual(log.value.count, 100)
+        }
+    }
+
+    func testAFrameWhoseWorkOverrunsTheBudgetIsDropped() {
+        MainActor.assumeIsolated {
+            let loop = RunLoop(pacing: .clock(rate: 60))
+            let token = loop.addObserver(.layout) { _ in Thread.sleep(forTimeInterval: 0.025) }
+            loop.runTurn()
+            XCTAssertEqual(loop.statistics.totalDropped, 1)
+            loop.removeObserver(token)
+            loop.pacing = .clock(rate: 1) // a one-second budget that nothing here overruns
+            loop.runTurn()
+            XCTAssertEqual(loop.statistics.totalDropped, 1)
+            XCTAssertEqual(loop.statistics.totalFrames, 2)
+            XCTAssertGreaterThanOrEqual(loop.statistics.recent(2)[0].workMs, 25)
+        }
+    }
+
+    func testTheFirstTurnAfterAnIdleWaitHasNoInterval() {
+        MainActor.assumeIsolated {
+            let loop = RunLoop()
+            loop.runTurn()
+            loop.setNeedsFrame()
+            loop.waitForNextFrame()
+            loop.runTurn()
+            XCTAssertNil(loop.statistics.recent(2)[0].intervalMs, "the very first frame")
+            XCTAssertNotNil(loop.statistics.recent(2)[1].intervalMs)
+            let thread = Thread { Thread.sleep(forTimeInterval: 0.02); loop.setNeedsFrame() }
+            thread.start()
+            loop.waitForNextFrame() // nothing was needed: an idle wait
+            loop.runTurn()
+            XCTAssertNil(loop.statistics.recent(1)[0].intervalMs)
+        }
+    }
+}
+
+/// A mutable box shared with other threads in tests.
+final class Box<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: T
+    init(_ value: T) { stored = value }
+    var value: T {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
+
+extension Box where T == Bool {
+    convenience init() { self.init(false) }
+}
