@@ -87,6 +87,8 @@ public final class RunLoop {
     private var nextObserverID = 0
     private let posted = Mutex<[@Sendable @MainActor () -> Void]>([])
     private let frameRequested = Atomic<Bool>(true)
+    /// The earliest time someone asked for a frame at, if any.
+    private let frameDeadline = Mutex<TimeInterval?>(nil)
     private var turnNumber = 0
     private var lastTurnStart: TimeInterval?
     private var nextTick: TimeInterval?
@@ -126,6 +128,13 @@ public final class RunLoop {
         waiter.wake()
     }
 
+    /// Asks for a turn no later than `deadline` (monotonic seconds), even if the loop is idle
+    /// then: a timer for work that must happen later, such as settling figures on screen.
+    nonisolated public func setNeedsFrame(at deadline: TimeInterval) {
+        frameDeadline.withLock { current in current = min(current ?? deadline, deadline) }
+        waiter.wake()
+    }
+
     /// Whether someone asked for a frame since the last turn began.
     nonisolated public var needsFrame: Bool { frameRequested.load(ordering: .acquiring) }
 
@@ -140,6 +149,7 @@ public final class RunLoop {
     public func runTurn(input: () -> Void = {}, present: () -> Void = {}) {
         let start = MonotonicClock.now()
         frameRequested.store(false, ordering: .releasing)
+        frameDeadline.withLock { deadline in if let d = deadline, d <= start { deadline = nil } }
         turnNumber += 1
         let delta = lastTurnStart.map { start - $0 } ?? 0
         let turn = Turn(number: turnNumber, time: start, delta: delta)
@@ -165,7 +175,8 @@ public final class RunLoop {
     }
 
     /// Waits for the next frame: to the next clock tick when a frame is wanted (with vsync the
-    /// present call already waited), or until woken when nothing is.
+    /// present call already waited), or, when nothing is, until woken or the earliest deadline
+    /// given to `setNeedsFrame(at:)`.
     public func waitForNextFrame() {
         if needsFrame {
             if case .clock(let rate) = pacing {
@@ -177,7 +188,9 @@ public final class RunLoop {
                 MonotonicClock.sleep(until: tick)
             }
         } else {
-            waiter.wait(until: nil)
+            let deadline = frameDeadline.withLock { $0 }
+            if let deadline, deadline <= MonotonicClock.now() { return }
+            waiter.wait(until: deadline)
             wasIdle = true
             nextTick = nil
         }

@@ -18,9 +18,13 @@ public final class Application {
         /// The face the overlays are drawn in.
         public var overlayFont: Font
         public var fonts: FontRegistry
+        /// An SDL render driver to use ("software", "opengl", ...); nil picks the best.
+        public var renderDriver: String?
 
         public init(title: String, size: CGSize, headless: Bool = false,
-                    overlayFont: Font = Font(family: "Lato", size: 14), fonts: FontRegistry = .shared) {
+                    overlayFont: Font = Font(family: "Lato", size: 14), fonts: FontRegistry = .shared,
+                    renderDriver: String? = nil) {
+            self.renderDriver = renderDriver
             self.title = title
             self.size = size
             self.headless = headless
@@ -73,10 +77,12 @@ public final class Application {
         if options.headless {
             SDL_SetHint(SDL_HINT_VIDEODRIVER, "offscreen")
         } else if getenv("SDL_VIDEODRIVER") == nil {
-            // Wayland gives trackpads fractional deltas; X11 only whole wheel clicks.
-            SDL_SetHint(SDL_HINT_VIDEODRIVER, "wayland,x11")
+            // Wayland gives trackpads fractional deltas; X11 only whole wheel clicks. Without
+            // a Wayland session, trying it only makes libwayland print complaints.
+            SDL_SetHint(SDL_HINT_VIDEODRIVER, getenv("WAYLAND_DISPLAY") != nil ? "wayland,x11" : "x11")
         }
         SDL_SetHint(SDL_HINT_VIDEO_ALLOW_SCREENSAVER, "1")
+        if let driver = options.renderDriver { SDL_SetHint(SDL_HINT_RENDER_DRIVER, driver) }
         var initialised = SDL_Init(UInt32(SDL_INIT_VIDEO | SDL_INIT_EVENTS)) == 0
         if !initialised && options.headless {
             SDL_SetHint(SDL_HINT_VIDEODRIVER, "dummy")
@@ -220,8 +226,12 @@ public final class Application {
             fpsOverlay.draw(compositor: compositor, text: textCache, font: font, at: CGPoint(x: 10, y: 10),
                             statistics: runLoop.statistics, now: turn.time, idle: runLoop.wasIdle && turn.delta > 0.1,
                             extraLines: statusLines() + [memory])
-            // The figures refresh while frames come; one more frame after activity settles
-            // them, then the loop may sleep.
+            // The figures refresh while frames come. When this is the last frame of a burst
+            // (nobody wants another), ask for one more a moment later, to show the settled
+            // figures before the loop sleeps.
+            if !runLoop.needsFrame && !runLoop.wasIdle {
+                runLoop.setNeedsFrame(at: turn.time + 0.3)
+            }
         }
         if showsHelp {
             HelpOverlay.draw(compositor: compositor, text: textCache, font: font, entries: helpEntries, in: size)

@@ -31,7 +31,7 @@ struct ScreenshotCommand: ParsableCommand {
 
     @OptionGroup var collection: CollectionOptions
 
-    @Option(help: ArgumentHelp("Scroll down this many points first.", valueName: "PT"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Scroll down this many points first.", valueName: "PT"))
     var scroll: Double = 0
 
     @Option(help: ArgumentHelp("Overlays to draw, comma-separated: fps, hitslop, ranges, scaling.", valueName: "LIST"),
@@ -61,7 +61,8 @@ struct BenchCommand: ParsableCommand {
 
     @OptionGroup var collection: CollectionOptions
 
-    @Option(help: ArgumentHelp("Scroll speed in points per second; a comma-separated list runs each.", valueName: "PT_PER_S"),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Scroll speed in points per second; a comma-separated list runs each.", valueName: "PT_PER_S"),
             transform: BenchCommand.parseSpeeds)
     var speed: [Double] = [3000]
 

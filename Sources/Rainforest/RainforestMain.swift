@@ -7,26 +7,24 @@ import Foundation
 enum RainforestMain {
     @MainActor
     static func main() {
-        let command: ParsableCommand
+        setlocale(LC_CTYPE, "") // the user's character set, for the window system's text
         do {
-            command = try RainforestCommand.parseAsRoot()
+            let command = try RainforestCommand.parseAsRoot()
+            switch command {
+            case let run as RunCommand: try run.execute()
+            case let screenshot as ScreenshotCommand: try screenshot.execute()
+            case let bench as BenchCommand: try bench.execute()
+            default: // the parser's own commands, such as `help`
+                var other = command
+                try other.run()
+            }
+        } catch let error as UserFacingError {
+            fail(error.message, status: error.status)
         } catch {
             if RainforestCommand.exitCode(for: error) == .success {
                 RainforestCommand.exit(withError: error) // help or version: printed, status 0
             }
             fail(RainforestCommand.message(for: error))
-        }
-        do {
-            switch command {
-            case let run as RunCommand: try run.execute()
-            case let screenshot as ScreenshotCommand: try screenshot.execute()
-            case let bench as BenchCommand: try bench.execute()
-            default: RainforestCommand.exit(withError: CleanExit.helpRequest(command))
-            }
-        } catch let error as UserFacingError {
-            fail(error.message, status: error.status)
-        } catch {
-            fail(String(describing: error))
         }
     }
 

@@ -29,7 +29,8 @@ extension RunCommand {
         app.helpEntries = Self.helpEntries
         let count = viewer.itemCount
         func updateTitle() {
-            app.title = "Rainforest — \(count.formatted()) cards" + (app.showsFPS ? " — FPS" : "")
+            // ASCII only: SDL's X11 backend passes the title through the C library's locale.
+            app.title = "Rainforest - \(count) cards" + (app.showsFPS ? " - FPS overlay" : "")
         }
         updateTitle()
         app.statusLines = { ["\(count.formatted()) cards · placeholders"] }

@@ -117,3 +117,38 @@ final class Box<T>: @unchecked Sendable {
 extension Box where T == Bool {
     convenience init() { self.init(false) }
 }
+
+/// A waiter that records what it was asked and returns at once.
+final class RecordingWaiter: RunLoopWaiter {
+    let deadlines = Box<[TimeInterval?]>([])
+    func wait(until deadline: TimeInterval?) { deadlines.value.append(deadline) }
+    func wake() {}
+}
+
+final class RunLoopDeadlineTests: XCTestCase {
+    func testAnIdleLoopSleepsUntilTheEarliestDeadline() {
+        MainActor.assumeIsolated {
+            let waiter = RecordingWaiter()
+            let loop = RunLoop(waiter: waiter)
+            loop.runTurn()
+            let now = MonotonicClock.now()
+            loop.setNeedsFrame(at: now + 5)
+            loop.setNeedsFrame(at: now + 3)
+            loop.setNeedsFrame(at: now + 4)
+            loop.waitForNextFrame()
+            XCTAssertEqual(waiter.deadlines.value, [now + 3])
+            XCTAssertTrue(loop.wasIdle)
+        }
+    }
+
+    func testAPassedDeadlineIsClearedByTheTurnAfterIt() {
+        MainActor.assumeIsolated {
+            let waiter = RecordingWaiter()
+            let loop = RunLoop(waiter: waiter)
+            loop.setNeedsFrame(at: MonotonicClock.now() - 1)
+            loop.runTurn()
+            loop.waitForNextFrame()
+            XCTAssertEqual(waiter.deadlines.value, [nil], "nothing pending: sleep until woken")
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Canopy
+import CanopyGraphics
+import Foundation
+import XCTest
+@testable import CanopySDL
+
+/// The compositor on real SDL renderers, headless: premultiplied bitmaps must blend to the
+/// same colour on the OpenGL renderer (custom blend mode) and the software one (which has none).
+final class CompositorTests: XCTestCase {
+    /// Draws a red bitmap at 50% coverage over white, at half layer opacity over a blue
+    /// background, and returns the frame.
+    @MainActor
+    private static func render(driver: String) throws -> (Bitmap, Bool) {
+        let app = try Application(options: .init(title: "test", size: CGSize(width: 300, height: 200),
+                                                 headless: true, renderDriver: driver))
+        defer { app.close() }
+        app.showsFPS = false
+        app.clearColor = Color(white: 1)
+        // Premultiplied red at alpha 0.5: (128, 0, 0, 128).
+        let halfRed = Bitmap(width: 4, height: 4, fill: Color(red: 1, green: 0, blue: 0, alpha: 0.5))
+        let a = Layer(frame: CGRect(x: 0, y: 0, width: 100, height: 100))
+        a.contents = halfRed
+        let b = Layer(frame: CGRect(x: 100, y: 0, width: 100, height: 100))
+        b.contents = halfRed
+        b.alpha = 0.5
+        let c = Layer(frame: CGRect(x: 200, y: 0, width: 100, height: 100))
+        c.backgroundColor = Color(red: 0, green: 0, blue: 1)
+        let clipped = Layer(frame: CGRect(x: 0, y: 120, width: 50, height: 50))
+        clipped.clipsToBounds = true
+        let inside = Layer(frame: CGRect(x: 0, y: 0, width: 300, height: 300))
+        inside.backgroundColor = .black
+        clipped.addSublayer(inside)
+        app.rootLayer.setSublayers([a, b, c, clipped])
+        let frame = try XCTUnwrap(app.captureFrame())
+        return (frame, app.compositor.usesPremultipliedBlending)
+    }
+
+    private static func assertPixel(_ bitmap: Bitmap, _ x: Int, _ y: Int, _ expected: (Int, Int, Int), tolerance: Int = 3,
+                             file: StaticString = #filePath, line: UInt = #line) {
+        let p = bitmap.pixel(x: x, y: y)
+        let ok = abs(Int(p.r) - expected.0) <= tolerance && abs(Int(p.g) - expected.1) <= tolerance
+            && abs(Int(p.b) - expected.2) <= tolerance
+        XCTAssertTrue(ok, "pixel (\(x), \(y)) is \(p), expected \(expected)", file: file, line: line)
+    }
+
+    @MainActor
+    private static func check(driver: String, expectCustomBlend: Bool) throws {
+        let (frame, premultiplied) = try render(driver: driver)
+        XCTAssertEqual(premultiplied, expectCustomBlend)
+        assertPixel(frame, 50, 50, (255, 127, 127))   // half red over white
+        assertPixel(frame, 150, 50, (255, 191, 191))  // the same at half opacity
+        assertPixel(frame, 250, 50, (0, 0, 255))      // an opaque background
+        assertPixel(frame, 25, 145, (0, 0, 0))        // inside the clip
+        assertPixel(frame, 75, 145, (255, 255, 255))  // outside it
+    }
+
+    func testOpenGLBlendsPremultipliedBitmapsRight() throws {
+        try MainActor.assumeIsolated { try Self.check(driver: "opengl", expectCustomBlend: true) }
+    }
+
+    func testTheSoftwareRendererBlendsThemTheSame() throws {
+        try MainActor.assumeIsolated { try Self.check(driver: "software", expectCustomBlend: false) }
+    }
+}

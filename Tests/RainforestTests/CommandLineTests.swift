@@ -1,0 +1,211 @@
+import CanopyGraphics
+import Foundation
+import XCTest
+@testable import Rainforest
+
+/// The real `rainforest` binary, run headless as a user would: screenshots with pixels where
+/// cards must be, the bench's JSON, and every bad input ending in one line and status 2.
+final class CommandLineTests: XCTestCase {
+    struct Outcome {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// The binary, built beside the test bundle.
+    static var binary: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("rainforest")
+    }
+
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    func run(_ arguments: [String]) throws -> Outcome {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["DISPLAY"] = nil          // headless commands must not need a display server
+        environment["WAYLAND_DISPLAY"] = nil
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Outcome(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                       stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    private var scratch: URL!
+
+    override func setUpWithError() throws {
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build the package first")
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("rainforest-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: scratch)
+    }
+
+    private func screenshot(_ extra: [String]) throws -> Bitmap {
+        let file = scratch.appendingPathComponent("shot-\(UUID().uuidString).png").path
+        let outcome = try run(["screenshot", "--output", file] + extra)
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        try GraphicsLibrary.initialize()
+        return try ImageDecoder.decode(contentsOf: file)
+    }
+
+    private func grey(_ bitmap: Bitmap, _ x: Int, _ y: Int) -> Int {
+        let p = bitmap.pixel(x: x, y: y)
+        XCTAssertTrue(p.r == p.g && p.g == p.b, "pixel (\(x), \(y)) is not grey: \(p)")
+        return Int(p.r)
+    }
+
+    // MARK: Screenshots
+
+    func testTheScreenshotShowsTwoColumnsOfCardsWhereTheLayoutPutsThem() throws {
+        let shot = try screenshot(["--size", "1280x800"])
+        XCTAssertEqual(shot.width, 1280)
+        XCTAssertEqual(shot.height, 800)
+        // Columns at x 315 and 645, 320 wide; the first card (16:9 photo) spans y 10 to 490.
+        XCTAssertEqual(grey(shot, 400, 100), 217, "a card: grey 0.85")
+        XCTAssertEqual(grey(shot, 900, 100), 217, "the second column")
+        XCTAssertEqual(grey(shot, 640, 100), 28, "the gap between the columns")
+        XCTAssertEqual(grey(shot, 100, 400), 28, "left of the columns (no FPS overlay unless asked)")
+        XCTAssertEqual(grey(shot, 1100, 400), 28, "right of the columns")
+        XCTAssertEqual(grey(shot, 400, 495), 28, "the gap between the first and the next card")
+        XCTAssertEqual(grey(shot, 400, 505), 217, "the next card")
+        // The name is drawn in darker grey somewhere across the middle of the first card.
+        let row = (315..<635).map { grey(shot, $0, 250) }
+        XCTAssertLessThan(row.min()!, 150, "the animal's name")
+    }
+
+    func testScrollingMovesTheCardsUp() throws {
+        let shot = try screenshot(["--size", "1280x800", "--scroll", "485"])
+        // Content y 490 to 500 is the gap after the first card: window rows 5 to 14.
+        XCTAssertEqual(grey(shot, 400, 10), 28)
+        XCTAssertEqual(grey(shot, 400, 20), 217)
+    }
+
+    func testNarrowWindowsHaveOneCentredColumn() throws {
+        let shot = try screenshot(["--size", "649x500"])
+        XCTAssertEqual(grey(shot, 160, 100), 28)
+        XCTAssertEqual(grey(shot, 170, 100), 217, "the column starts at 164")
+        XCTAssertEqual(grey(shot, 480, 100), 217)
+        XCTAssertEqual(grey(shot, 490, 100), 28, "and ends at 484")
+    }
+
+    func testTheFPSOverlayDrawsWhenAsked() throws {
+        let shot = try screenshot(["--size", "1280x800", "--overlays", "fps"])
+        let p = shot.pixel(x: 100, y: 60) // inside the panel: darker than the background
+        XCTAssertLessThan(Int(p.r), 28)
+    }
+
+    func testAMissingImageBecomesANoteOnItsCardNotAFailure() throws {
+        let resources = try makeResources(cards: """
+        {"cards": [{"name": "Ghost", "image": "images/missing.webp", "description": "Not there.", "credit": "nobody"}]}
+        """)
+        let file = scratch.appendingPathComponent("ghost.png").path
+        let outcome = try run(["screenshot", "--output", file, "--resources", resources.path, "--size", "700x600"])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: file))
+    }
+
+    // MARK: Bench
+
+    func testBenchWritesTheFiguresAsJSON() throws {
+        let json = scratch.appendingPathComponent("bench.json").path
+        let outcome = try run(["bench", "--cards", "200", "--duration", "1", "--speed", "2000,4000", "--json", json,
+                               "--size", "800x600"])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        XCTAssertTrue(outcome.stdout.contains("dropped"), outcome.stdout)
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
+        let runs = try XCTUnwrap(object?["runs"] as? [[String: Any]])
+        XCTAssertEqual(runs.count, 2)
+        XCTAssertEqual(runs.map { $0["speed"] as? Double }, [2000, 4000])
+        for run in runs {
+            XCTAssertEqual(run["mode"] as? String, "async")
+            XCTAssertGreaterThan(run["frames"] as? Int ?? 0, 10)
+            XCTAssertNotNil(run["dropped_frames"] as? Int)
+            XCTAssertNotNil(run["fps"] as? Double)
+            XCTAssertGreaterThan(run["rss_mb_peak"] as? Double ?? 0, 1)
+            let main = try XCTUnwrap(run["main_ms"] as? [String: Double])
+            XCTAssertEqual(Set(main.keys), ["p50", "p90", "p99", "max"])
+            XCTAssertLessThanOrEqual(main["p50"]!, main["p99"]!)
+        }
+    }
+
+    func testBenchSaysTheMainThreadModeIsNotThereYet() throws {
+        let outcome = try run(["bench", "--mode", "sync", "--duration", "0.2", "--cards", "20", "--size", "800x600"])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("not built yet"), outcome.stderr)
+    }
+
+    // MARK: Bad input: one line, the option or file named, status 2
+
+    private func assertFails(_ arguments: [String], mentioning needles: [String],
+                             file: StaticString = #filePath, line: UInt = #line) throws {
+        let outcome = try run(arguments)
+        XCTAssertEqual(outcome.status, 2, "status for \(arguments): \(outcome.stderr)", file: file, line: line)
+        let lines = outcome.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, "one line: \(outcome.stderr)", file: file, line: line)
+        XCTAssertTrue(lines.first?.hasPrefix("rainforest: ") ?? false, outcome.stderr, file: file, line: line)
+        for needle in needles {
+            XCTAssertTrue(outcome.stderr.contains(needle), "'\(needle)' in: \(outcome.stderr)", file: file, line: line)
+        }
+        XCTAssertFalse(outcome.stderr.contains("Fatal error"), file: file, line: line)
+    }
+
+    func testUnknownOptions() throws {
+        try assertFails(["--bogus"], mentioning: ["--bogus"])
+        try assertFails(["screenshot", "--output", "x.png", "--frobnicate", "3"], mentioning: ["--frobnicate"])
+    }
+
+    func testBadSizes() throws {
+        try assertFails(["screenshot", "--output", "x.png", "--size", "big"], mentioning: ["--size", "WIDTHxHEIGHT"])
+        try assertFails(["screenshot", "--output", "x.png", "--size", "10x10"], mentioning: ["--size"])
+        try assertFails(["bench", "--size", "1280x"], mentioning: ["--size"])
+    }
+
+    func testBadValues() throws {
+        try assertFails(["bench", "--speed", "-5"], mentioning: ["--speed"])
+        try assertFails(["bench", "--mode", "fast"], mentioning: ["--mode"])
+        try assertFails(["screenshot", "--output", "x.png", "--overlays", "fps,sparkles"], mentioning: ["sparkles"])
+        try assertFails(["screenshot", "--output", "x.png", "--cards", "0"], mentioning: ["--cards"])
+    }
+
+    func testAMissingResourcesFolder() throws {
+        try assertFails(["screenshot", "--output", "x.png", "--resources", "/nonexistent/place"],
+                        mentioning: ["/nonexistent/place", "no such folder"])
+        try assertFails(["screenshot", "--output", "x.png", "--resources", scratch.path], mentioning: ["no cards.json"])
+    }
+
+    func testAMalformedCardsFileNamesTheFileLineAndField() throws {
+        let broken = try makeResources(cards: """
+        {
+          "cards": [
+            {"name": "Jaguar", "image": 12, "description": "x", "credit": "y"}
+          ]
+        }
+        """)
+        try assertFails(["screenshot", "--output", scratch.appendingPathComponent("x.png").path, "--resources", broken.path],
+                        mentioning: ["cards.json:3:", "cards[0].image"])
+        let notJSON = try makeResources(cards: "{\n  \"cards\": [,]\n}\n")
+        try assertFails(["bench", "--resources", notJSON.path, "--duration", "0.1"],
+                        mentioning: ["cards.json:2:", "not valid JSON"])
+    }
+
+    /// A resources folder with the given cards.json and the real fonts.
+    private func makeResources(cards: String) throws -> URL {
+        let folder = scratch.appendingPathComponent("res-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("images"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent("fonts"),
+                                                   withDestinationURL: Self.packageRoot.appendingPathComponent("Resources/fonts"))
+        try cards.write(to: folder.appendingPathComponent("cards.json"), atomically: true, encoding: .utf8)
+        return folder
+    }
+}
