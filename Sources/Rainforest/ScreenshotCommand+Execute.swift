@@ -15,12 +15,17 @@ extension ScreenshotCommand {
         app.statusLines = { ["\(viewer.itemCount.formatted()) cards · placeholders"] }
         viewer.scroll(to: CGFloat(scroll))
 
-        // Turn until every visible card is displayed, then capture one more frame.
+        // Turn until every visible card is displayed, then capture one more frame. With the
+        // FPS overlay, draw a second of frames first, so its figures and graph have data.
+        let minimumFrames = app.showsFPS ? 60 : 1
         let deadline = MonotonicClock.now() + timeout
         var complete = false
+        var frames = 0
         while MonotonicClock.now() < deadline {
             app.runTurn()
-            if viewer.isDisplayComplete { complete = true; break }
+            frames += 1
+            if viewer.isDisplayComplete && frames >= minimumFrames { complete = true; break }
+            app.runLoop.setNeedsFrame()
             app.runLoop.waitForNextFrame()
         }
         guard let frame = app.captureFrame() else {
