@@ -1,3 +1,4 @@
+import Canopy
 import Foundation
 
 /// The figures of one benchmark run, with the JSON names other tools read.
@@ -30,13 +31,8 @@ struct BenchRun: Codable, Sendable, Equatable {
 
     /// Summarises per-frame work and interval times (milliseconds).
     static func summarise(_ values: [Double]) -> Percentiles {
-        let sorted = values.sorted()
-        func rank(_ p: Double) -> Double {
-            guard !sorted.isEmpty else { return 0 }
-            let r = Int((p / 100 * Double(sorted.count)).rounded(.up))
-            return sorted[min(sorted.count - 1, Swift.max(0, r - 1))]
-        }
-        return Percentiles(p50: rank(50), p90: rank(90), p99: rank(99), max: sorted.last ?? 0)
+        func rank(_ p: Double) -> Double { FrameStatistics.percentile(p, of: values) ?? 0 }
+        return Percentiles(p50: rank(50), p90: rank(90), p99: rank(99), max: values.max() ?? 0)
     }
 }
 
