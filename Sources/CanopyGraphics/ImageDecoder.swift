@@ -1,36 +1,511 @@
+import CCodecs
 import CSDL2
 import CSDL2Image
 import Foundation
 
-/// Decodes image files into bitmaps through SDL_image, on any thread (after
-/// `GraphicsLibrary.initialize()` on the main thread).
+/// Decodes image files into premultiplied RGBA8 bitmaps (scale 1), optionally no bigger than the
+/// size they will be drawn at.
+///
+/// Formats: JPEG (baseline, progressive, grey, CMYK/YCCK) through libjpeg-turbo; PNG (every
+/// colour type and bit depth, tRNS, interlaced) through libpng; WebP (lossy, lossless, alpha;
+/// not animated) through libwebp; GIF (the first frame) and BMP through SDL_image.
+///
+/// Threads: any thread may decode, concurrently, once `GraphicsLibrary.initialize()` has run on
+/// the main thread. Every call makes its own libjpeg/libpng/libwebp handle (through the CCodecs C
+/// target, which keeps those libraries' longjmp error handling away from Swift frames), so calls
+/// share no decoder state.
+///
+/// Memory: JPEG (single-scan), non-interlaced PNG and lossy WebP are decoded as streams, so a
+/// decode `fitting` a small size needs little more than the result, whatever the file's size.
+/// Decoders that must hold the whole image (GIF, BMP, interlaced PNG, multi-scan/progressive JPEG
+/// and lossless WebP) refuse images over `maximumWholeImagePixels` as `tooLarge`.
+///
+/// Not done: EXIF orientation (pixels come in stored order), colour profiles and PNG gamma (the
+/// samples are taken as sRGB).
 public enum ImageDecoder {
-    /// Decodes a whole image at its own size into a premultiplied bitmap.
+    /// The most pixels an image may have when its decoder must hold all of it in memory
+    /// (64 megapixels, 256 MB as RGBA).
+    public static let maximumWholeImagePixels = 64_000_000
+    /// The most pixels a decoded bitmap may have (2^28, 1 GiB as RGBA).
+    public static let maximumOutputPixels = 1 << 28
+
+    /// Decodes a whole image at its own size.
+    ///
+    /// Any thread (after `GraphicsLibrary.initialize()` on the main thread).
     public static func decode(contentsOf path: String) throws(ImageError) -> Bitmap {
-        let header = try ImageHeader.read(contentsOf: path) // a typed reason for bad files, cheaply
-        guard let loaded = IMG_Load(path) else {
-            throw ImageError.unsupported(path: path, reason: "\(header.format.rawValue) decoder: \(String(cString: SDL_GetError()))")
+        try decode(contentsOf: path, fitting: nil)
+    }
+
+    /// Decodes so that the result is no bigger than needed to cover `targetPixelSize` (aspect
+    /// kept, never upscaled): see `fittedPixelSize(width:height:fitting:)` for the exact size.
+    /// `nil` decodes at full size.
+    ///
+    /// The file's header is read first, so a missing file, a non-image or an over-limit size
+    /// fails at once with a typed reason. Any thread (after `GraphicsLibrary.initialize()` on
+    /// the main thread).
+    public static func decode(contentsOf path: String, fitting targetPixelSize: CGSize?) throws(ImageError) -> Bitmap {
+        let header = try ImageHeader.read(contentsOf: path)
+        switch header.format {
+        case .jpeg: return try decodeJPEG(path: path, target: targetPixelSize)
+        case .png: return try decodePNG(path: path, target: targetPixelSize)
+        case .webp: return try decodeWebP(path: path, target: targetPixelSize)
+        case .gif, .bmp: return try decodeWithSDL(path: path, header: header, target: targetPixelSize)
         }
-        defer { SDL_FreeSurface(loaded) }
-        guard let surface = SDL_ConvertSurfaceFormat(loaded, SDL_PIXELFORMAT_ABGR8888.rawValue, 0) else {
-            throw ImageError.unsupported(path: path, reason: String(cString: SDL_GetError()))
+    }
+
+    /// The size `decode(contentsOf:fitting:)` gives an image of `width` x `height` pixels: the
+    /// smallest size that covers the target with the image's aspect, scale = max(tw / w, th / h),
+    /// never above 1, each side rounded up to whole pixels (and at least 1).
+    ///
+    /// The target is first rounded up to whole pixels; a `nil`, infinite or NaN target means
+    /// full size. Pure arithmetic: any thread.
+    public static func fittedPixelSize(width: Int, height: Int, fitting target: CGSize?) -> (width: Int, height: Int) {
+        guard let target, width > 0, height > 0,
+              let targetWidth = wholePixels(target.width), let targetHeight = wholePixels(target.height),
+              targetWidth < width, targetHeight < height
+        else { return (width, height) }
+        // Both target sides are now below the image's (at most 65535), so the products fit.
+        if targetWidth * height >= targetHeight * width {
+            return (targetWidth, max(1, (height * targetWidth + width - 1) / width))  // the width binds
         }
-        defer { SDL_FreeSurface(surface) }
-        let w = Int(surface.pointee.w), h = Int(surface.pointee.h), pitch = Int(surface.pointee.pitch)
-        let src = surface.pointee.pixels!.assumingMemoryBound(to: UInt8.self)
-        var pixels = [UInt8](repeating: 0, count: w * h * 4)
-        pixels.withUnsafeMutableBufferPointer { dst in
-            for y in 0..<h {
-                for x in 0..<w {
-                    let s = y * pitch + x * 4, d = (y * w + x) * 4
-                    let a = Int(src[s + 3])
-                    dst[d] = UInt8((Int(src[s]) * a + 127) / 255)
-                    dst[d + 1] = UInt8((Int(src[s + 1]) * a + 127) / 255)
-                    dst[d + 2] = UInt8((Int(src[s + 2]) * a + 127) / 255)
-                    dst[d + 3] = UInt8(a)
+        return (max(1, (width * targetHeight + height - 1) / height), targetHeight)
+    }
+
+    /// A target side in whole pixels (rounded up, forgiving float noise), or nil for no limit.
+    private static func wholePixels(_ value: CGFloat) -> Int? {
+        guard value.isFinite, value < 1e9 else { return nil }
+        if value <= 1 { return 1 }
+        return Int((value - 1e-6).rounded(.up))
+    }
+
+    // MARK: JPEG
+
+    private static func decodeJPEG(path: String, target: CGSize?) throws(ImageError) -> Bitmap {
+        var error = ccodecs_error()
+        var info = ccodecs_jpeg_info()
+        guard let jpeg = ccodecs_jpeg_open(path, &info, &error) else {
+            throw failure(error, path: path, format: .jpeg)
+        }
+        defer { ccodecs_jpeg_close(jpeg) }
+        let width = Int(info.width), height = Int(info.height)
+        if info.multiple_scans != 0 {
+            // libjpeg keeps every coefficient of a multi-scan file in memory.
+            try checkWholeImage(path: path, width: width, height: height)
+        }
+        let size = fittedPixelSize(width: width, height: height, fitting: target)
+        try checkOutput(path: path, size: size)
+        guard ccodecs_jpeg_start(jpeg, Int32(size.width), Int32(size.height), &info, &error) == 0 else {
+            throw failure(error, path: path, format: .jpeg, width: width, height: height)
+        }
+        return try streamDecode(
+            path: path, format: .jpeg, sourceWidth: Int(info.output_width), sourceHeight: Int(info.output_height),
+            size: size
+        ) { (rows, stride, count) throws(ImageError) -> Int in
+            let got = ccodecs_jpeg_read_rows(jpeg, rows, stride, Int32(count), &error)
+            if got < 0 { throw failure(error, path: path, format: .jpeg, width: width, height: height) }
+            return Int(got)
+        }
+    }
+
+    // MARK: PNG
+
+    private static func decodePNG(path: String, target: CGSize?) throws(ImageError) -> Bitmap {
+        var error = ccodecs_error()
+        var info = ccodecs_png_info()
+        guard let png = ccodecs_png_open(path, &info, &error) else {
+            throw failure(error, path: path, format: .png)
+        }
+        defer { ccodecs_png_close(png) }
+        let width = Int(info.width), height = Int(info.height)
+        let size = fittedPixelSize(width: width, height: height, fitting: target)
+        try checkOutput(path: path, size: size)
+        if info.interlaced == 0 {
+            return try streamDecode(
+                path: path, format: .png, sourceWidth: width, sourceHeight: height, size: size
+            ) { (rows, stride, count) throws(ImageError) -> Int in
+                let got = ccodecs_png_read_rows(png, rows, stride, Int32(count), &error)
+                if got < 0 { throw failure(error, path: path, format: .png, width: width, height: height) }
+                return Int(got)
+            }
+        }
+        // Adam7 fills the image in seven passes, so the whole image must exist.
+        try checkWholeImage(path: path, width: width, height: height)
+        if size == (width, height) {
+            return try makeBitmap(width: width, height: height) { (pixels, stride) throws(ImageError) in
+                guard ccodecs_png_read_image(png, pixels, stride, &error) == 0 else {
+                    throw failure(error, path: path, format: .png, width: width, height: height)
                 }
             }
         }
-        return Bitmap(width: w, height: h, pixels: pixels)
+        let stride = width * 4
+        let whole = UnsafeMutablePointer<UInt8>.allocate(capacity: stride * height)
+        defer { whole.deallocate() }
+        guard ccodecs_png_read_image(png, whole, stride, &error) == 0 else {
+            throw failure(error, path: path, format: .png, width: width, height: height)
+        }
+        return downscale(whole, stride: stride, width: width, height: height, to: size)
+    }
+
+    // MARK: WebP
+
+    private static func decodeWebP(path: String, target: CGSize?) throws(ImageError) -> Bitmap {
+        var error = ccodecs_error()
+        var info = ccodecs_webp_info()
+        guard let webp = ccodecs_webp_open(path, &info, &error) else {
+            throw failure(error, path: path, format: .webp)
+        }
+        defer { ccodecs_webp_close(webp) }
+        let width = Int(info.width), height = Int(info.height)
+        if info.lossless != 0 {
+            // The lossless decoder holds the whole image as ARGB whatever the output size.
+            try checkWholeImage(path: path, width: width, height: height)
+        }
+        let size = fittedPixelSize(width: width, height: height, fitting: target)
+        try checkOutput(path: path, size: size)
+        // libwebp scales while it decodes, row by row, straight to the wanted size.
+        return try makeBitmap(width: size.width, height: size.height) { (pixels, stride) throws(ImageError) in
+            guard ccodecs_webp_decode(webp, Int32(size.width), Int32(size.height), pixels, stride, &error) == 0 else {
+                throw failure(error, path: path, format: .webp, width: width, height: height)
+            }
+        }
+    }
+
+    // MARK: GIF and BMP (SDL_image)
+
+    private static func decodeWithSDL(path: String, header: ImageHeader, target: CGSize?) throws(ImageError) -> Bitmap {
+        try checkWholeImage(path: path, width: header.width, height: header.height)
+        var error = ccodecs_error()
+        var frame = ccodecs_gif_frame()
+        // SDL_image decodes a short file without complaint, so check the structure first.
+        if header.format == .gif {
+            guard ccodecs_gif_first_frame(path, &frame, &error) == 0 else {
+                throw failure(error, path: path, format: .gif)
+            }
+            try checkWholeImage(path: path, width: Int(frame.width), height: Int(frame.height))
+        } else {
+            guard ccodecs_bmp_check(path, &error) == 0 else { throw failure(error, path: path, format: .bmp) }
+        }
+
+        guard let stream = SDL_RWFromFile(path, "rb") else {
+            throw .unreadable(path: path, reason: String(cString: SDL_GetError()))
+        }
+        // Both loaders leave the stream open (they do not take a "free source" flag).
+        defer { SDL_RWclose(stream) }
+        let loaded = header.format == .gif ? IMG_LoadGIF_RW(stream) : IMG_LoadBMP_RW(stream)
+        guard let loaded else {
+            let message = String(cString: SDL_GetError())
+            if message.localizedCaseInsensitiveContains("not supported") {
+                throw .unsupported(path: path, reason: message)  // e.g. a BMP compression SDL lacks
+            }
+            throw .corrupt(path: path, reason: message)
+        }
+        defer { SDL_FreeSurface(loaded) }
+        // RGBA bytes in memory; a GIF's transparent index becomes alpha 0.
+        guard let surface = SDL_ConvertSurfaceFormat(loaded, SDL_PIXELFORMAT_ABGR8888.rawValue, 0) else {
+            throw .unreadable(path: path, reason: String(cString: SDL_GetError()))
+        }
+        defer { SDL_FreeSurface(surface) }
+        let surfaceWidth = Int(surface.pointee.w), surfaceHeight = Int(surface.pointee.h)
+        let pitch = Int(surface.pointee.pitch)
+        guard surfaceWidth > 0, surfaceHeight > 0, let base = surface.pointee.pixels else {
+            throw .corrupt(path: path, reason: "\(header.format.rawValue.uppercased()) decoded to an empty image")
+        }
+        let source = base.assumingMemoryBound(to: UInt8.self)
+
+        // The canvas: a BMP's own size; a GIF's logical screen, with its first frame placed on it
+        // (transparent where the frame does not reach).
+        var width = surfaceWidth, height = surfaceHeight, left = 0, top = 0
+        if header.format == .gif {
+            width = Int(frame.screen_width)
+            height = Int(frame.screen_height)
+            left = Int(frame.left)
+            top = Int(frame.top)
+        }
+        let stride = width * 4
+        let size = fittedPixelSize(width: width, height: height, fitting: target)
+        if left == 0, top == 0, surfaceWidth == width, surfaceHeight == height {
+            // The converted surface is our own copy: premultiply it in place and read from it.
+            for y in 0..<height { ccodecs_premultiply(source + y * pitch, width) }
+            if size == (width, height) {
+                return try makeBitmap(width: width, height: height) { (pixels, outStride) throws(ImageError) in
+                    for y in 0..<height { (pixels + y * outStride).update(from: source + y * pitch, count: stride) }
+                }
+            }
+            return downscale(source, stride: pitch, width: width, height: height, to: size)
+        }
+        let canvas = UnsafeMutablePointer<UInt8>.allocate(capacity: stride * height)
+        defer { canvas.deallocate() }
+        canvas.initialize(repeating: 0, count: stride * height)
+        let copyWidth = max(0, min(surfaceWidth, width - left)), copyHeight = max(0, min(surfaceHeight, height - top))
+        for y in 0..<copyHeight {
+            let row = canvas + (top + y) * stride + left * 4
+            row.update(from: source + y * pitch, count: copyWidth * 4)
+            ccodecs_premultiply(row, copyWidth)
+        }
+        if size == (width, height) {
+            return try makeBitmap(width: width, height: height) { (pixels, _) throws(ImageError) in
+                pixels.update(from: canvas, count: stride * height)
+            }
+        }
+        return downscale(canvas, stride: stride, width: width, height: height, to: size)
+    }
+
+    // MARK: Shared steps
+
+    /// Reads rows of a `sourceWidth` x `sourceHeight` premultiplied image through `read` (which
+    /// fills up to `count` rows `stride` bytes apart and returns how many it filled) into a
+    /// bitmap of `size`: straight into it when the sizes agree, otherwise through the streaming
+    /// area-average downscaler, a few rows at a time, so the source never exists whole.
+    private static func streamDecode(
+        path: String, format: ImageFormat, sourceWidth: Int, sourceHeight: Int, size: (width: Int, height: Int),
+        read: (UnsafeMutablePointer<UInt8>, Int, Int) throws(ImageError) -> Int
+    ) throws(ImageError) -> Bitmap {
+        if sourceWidth == size.width, sourceHeight == size.height {
+            return try makeBitmap(width: size.width, height: size.height) { (pixels, stride) throws(ImageError) in
+                var y = 0
+                while y < size.height {
+                    let got = try read(pixels + y * stride, stride, size.height - y)
+                    if got == 0 { throw .truncatedData(path: path, format: format) }
+                    y += got
+                }
+            }
+        }
+        let rowsPerBatch = 16
+        let batchStride = sourceWidth * 4
+        let batch = UnsafeMutablePointer<UInt8>.allocate(capacity: batchStride * rowsPerBatch)
+        defer { batch.deallocate() }
+        return try makeBitmap(width: size.width, height: size.height) { (pixels, stride) throws(ImageError) in
+            var scaler = AreaDownscaler(
+                sourceWidth: sourceWidth, sourceHeight: sourceHeight,
+                width: size.width, height: size.height, output: pixels, outputStride: stride
+            )
+            var y = 0
+            while y < sourceHeight {
+                let got = try read(batch, batchStride, min(rowsPerBatch, sourceHeight - y))
+                if got == 0 { throw .truncatedData(path: path, format: format) }
+                for row in 0..<got { scaler.push(batch + row * batchStride) }
+                y += got
+            }
+        }
+    }
+
+    /// Area-averages a whole premultiplied image in memory to `size`.
+    private static func downscale(
+        _ source: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int, to size: (width: Int, height: Int)
+    ) -> Bitmap {
+        let pixels = [UInt8](unsafeUninitializedCapacity: size.width * size.height * 4) { buffer, count in
+            var scaler = AreaDownscaler(
+                sourceWidth: width, sourceHeight: height, width: size.width, height: size.height,
+                output: buffer.baseAddress!, outputStride: size.width * 4
+            )
+            for y in 0..<height { scaler.push(source + y * stride) }
+            count = buffer.count
+        }
+        return Bitmap(width: size.width, height: size.height, pixels: pixels)
+    }
+
+    /// A bitmap whose tightly packed pixels `fill` writes (it must write every byte).
+    private static func makeBitmap(
+        width: Int, height: Int, fill: (UnsafeMutablePointer<UInt8>, Int) throws(ImageError) -> Void
+    ) throws(ImageError) -> Bitmap {
+        var thrown: ImageError?
+        let pixels = [UInt8](unsafeUninitializedCapacity: width * height * 4) { buffer, count in
+            do throws(ImageError) {
+                try fill(buffer.baseAddress!, width * 4)
+                count = buffer.count
+            } catch {
+                thrown = error
+                count = 0
+            }
+        }
+        if let thrown { throw thrown }
+        return Bitmap(width: width, height: height, pixels: pixels)
+    }
+
+    private static func checkWholeImage(path: String, width: Int, height: Int) throws(ImageError) {
+        if width * height > maximumWholeImagePixels {
+            throw .tooLarge(path: path, width: width, height: height, limit: maximumWholeImagePixels)
+        }
+    }
+
+    private static func checkOutput(path: String, size: (width: Int, height: Int)) throws(ImageError) {
+        if size.width * size.height > maximumOutputPixels {
+            throw .tooLarge(path: path, width: size.width, height: size.height, limit: maximumOutputPixels)
+        }
+    }
+
+    /// The ImageError for a CCodecs failure. `width` and `height` (when known) size a `tooLarge`.
+    private static func failure(
+        _ error: ccodecs_error, path: String, format: ImageFormat, width: Int = 0, height: Int = 0
+    ) -> ImageError {
+        let message = withUnsafeBytes(of: error.message) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        switch UInt32(bitPattern: error.status) {
+        case CCODECS_FILE_MISSING.rawValue:
+            return .fileMissing(path: path)
+        case CCODECS_UNREADABLE.rawValue:
+            return .unreadable(path: path, reason: message)
+        case CCODECS_TRUNCATED.rawValue:
+            return .truncatedData(path: path, format: format)
+        case CCODECS_UNSUPPORTED.rawValue:
+            return .unsupported(path: path, reason: message)
+        case CCODECS_TOO_LARGE.rawValue:
+            return .tooLarge(path: path, width: width, height: height, limit: maximumWholeImagePixels)
+        case CCODECS_OUT_OF_MEMORY.rawValue:
+            return .unreadable(path: path, reason: "out of memory")
+        default:
+            return .corrupt(path: path, reason: message.isEmpty ? "undecodable data" : message)
+        }
+    }
+}
+
+/// Shrinks a premultiplied RGBA image by exact area averaging while its rows stream in: every
+/// source pixel counts with the fraction of it that each output pixel covers. Each source row is
+/// reduced horizontally and added, weighted, into the output row it falls in (and the next one,
+/// for a row straddling the boundary); an output row is written as soon as it is covered. Memory
+/// is three output rows and a column table, whatever the source size.
+///
+/// Each axis must shrink or stay (output side <= source side). Weights are exact integers in
+/// units of 1 / (source side * output side); the vertical sums are Float, rounded once at the end.
+/// The loops avoid trapping conversions so that the compiler can vectorise them.
+private struct AreaDownscaler: ~Copyable {
+    private let sourceWidth: Int
+    private let sourceHeight: Int
+    private let width: Int
+    private let height: Int
+    private let output: UnsafeMutablePointer<UInt8>
+    private let outputStride: Int
+    /// Per output column: the first source column it touches, its weight, how many whole source
+    /// columns follow (weight `width` each), and the weight of the last, partial one (maybe 0).
+    private let columns: UnsafeMutablePointer<Column>
+    /// One source row reduced horizontally: width * 4 integer channel sums.
+    private let rowSums: UnsafeMutablePointer<UInt32>
+    /// The output row being gathered and the next one: width * 4 channel values in 0...255.
+    private var current: UnsafeMutablePointer<Float>
+    private var next: UnsafeMutablePointer<Float>
+    /// Source rows pushed so far and the output row being gathered.
+    private var sourceRow = 0
+    private var outputRow = 0
+    /// 1 / (sourceWidth * sourceHeight): turns integer weights into fractions of an output pixel.
+    private let normaliser: Float
+
+    private struct Column {
+        var first: Int
+        var wholeCount: Int
+        var firstWeight: UInt32
+        var lastWeight: UInt32
+    }
+
+    init(sourceWidth: Int, sourceHeight: Int, width: Int, height: Int,
+         output: UnsafeMutablePointer<UInt8>, outputStride: Int) {
+        precondition(width >= 1 && height >= 1 && width <= sourceWidth && height <= sourceHeight,
+                     "AreaDownscaler only shrinks")
+        self.sourceWidth = sourceWidth
+        self.sourceHeight = sourceHeight
+        self.width = width
+        self.height = height
+        self.output = output
+        self.outputStride = outputStride
+        normaliser = 1 / (Float(sourceWidth) * Float(sourceHeight))
+        columns = .allocate(capacity: width)
+        rowSums = .allocate(capacity: width * 4)
+        current = .allocate(capacity: width * 4)
+        current.initialize(repeating: 0, count: width * 4)
+        next = .allocate(capacity: width * 4)
+        next.initialize(repeating: 0, count: width * 4)
+        // Output column o covers [o * sourceWidth, (o + 1) * sourceWidth); source column x covers
+        // [x * width, (x + 1) * width).
+        for o in 0..<width {
+            let low = o * sourceWidth, high = low + sourceWidth
+            let first = low / width, last = (high - 1) / width
+            if first == last {
+                columns[o] = Column(first: first, wholeCount: 0, firstWeight: UInt32(sourceWidth), lastWeight: 0)
+            } else {
+                columns[o] = Column(
+                    first: first, wholeCount: last - first - 1,
+                    firstWeight: UInt32((first + 1) * width - low), lastWeight: UInt32(high - last * width)
+                )
+            }
+        }
+    }
+
+    deinit {
+        columns.deallocate()
+        rowSums.deallocate()
+        current.deallocate()
+        next.deallocate()
+    }
+
+    /// Adds the next source row (sourceWidth premultiplied RGBA pixels). Ignores rows past the last.
+    mutating func push(_ row: UnsafePointer<UInt8>) {
+        guard sourceRow < sourceHeight else { return }
+        reduceHorizontally(row)
+        // Source row y covers [y * height, (y + 1) * height); output row r covers
+        // [r * sourceHeight, (r + 1) * sourceHeight).
+        let start = sourceRow &* height
+        let end = start &+ height
+        let boundary = (outputRow &+ 1) &* sourceHeight
+        if end <= boundary {
+            add(into: current, weight: height)
+            if end == boundary { emitRow() }
+        } else {
+            add(into: current, weight: boundary &- start)
+            add(into: next, weight: end &- boundary)
+            emitRow()
+        }
+        sourceRow &+= 1
+    }
+
+    /// Sums each output column's share of `row` into `rowSums` (at most 255 * sourceWidth each).
+    private func reduceHorizontally(_ row: UnsafePointer<UInt8>) {
+        let unit = UInt32(width)
+        let columns = self.columns, sums = rowSums
+        for o in 0..<width {
+            let column = columns[o]
+            var p = row + column.first &* 4
+            let w0 = column.firstWeight
+            var r = UInt32(p[0]) &* w0, g = UInt32(p[1]) &* w0, b = UInt32(p[2]) &* w0, a = UInt32(p[3]) &* w0
+            if column.wholeCount > 0 {
+                var wr: UInt32 = 0, wg: UInt32 = 0, wb: UInt32 = 0, wa: UInt32 = 0
+                for _ in 0..<column.wholeCount {
+                    p += 4
+                    wr &+= UInt32(p[0]); wg &+= UInt32(p[1]); wb &+= UInt32(p[2]); wa &+= UInt32(p[3])
+                }
+                r &+= wr &* unit; g &+= wg &* unit; b &+= wb &* unit; a &+= wa &* unit
+            }
+            let w1 = column.lastWeight
+            if w1 != 0 {
+                p += 4
+                r &+= UInt32(p[0]) &* w1; g &+= UInt32(p[1]) &* w1; b &+= UInt32(p[2]) &* w1; a &+= UInt32(p[3]) &* w1
+            }
+            let i = o &* 4
+            sums[i] = r; sums[i &+ 1] = g; sums[i &+ 2] = b; sums[i &+ 3] = a
+        }
+    }
+
+    /// Adds `rowSums` with `weight` (of sourceHeight) into an output row.
+    private func add(into sink: UnsafeMutablePointer<Float>, weight: Int) {
+        let factor = Float(weight) * normaliser
+        let sums = rowSums
+        for i in 0..<(width &* 4) {
+            sink[i] += Float(sums[i]) * factor
+        }
+    }
+
+    /// Writes the current output row, rounded, and moves on to the next.
+    private mutating func emitRow() {
+        guard outputRow < height else { return }
+        let destination = output + outputRow &* outputStride
+        let sink = current
+        for i in 0..<(width &* 4) {
+            // Adding 2^23 leaves round(value) in the low mantissa bits (0 <= value <= 255 here):
+            // a rounding conversion without Swift's trapping range checks.
+            let value = Swift.min(sink[i], 255) + 8_388_608
+            destination[i] = UInt8(truncatingIfNeeded: value.bitPattern)
+        }
+        sink.update(repeating: 0, count: width &* 4)
+        swap(&current, &next)
+        outputRow &+= 1
     }
 }

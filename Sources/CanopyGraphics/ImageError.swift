@@ -10,14 +10,20 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
     case truncated(path: String, format: ImageFormat)
     /// A known format in a variant we cannot size, or a header giving a zero width or height.
     case unsupported(path: String, reason: String)
-    /// Either side is over the limit.
+    /// Either side is over the limit, or (when both sides are within `limit`) the image has more than
+    /// `limit` pixels, the most a decoder that must hold the whole image allows.
     case tooLarge(path: String, width: Int, height: Int, limit: Int)
+    /// The header was whole but the image data ends before the picture is complete.
+    case truncatedData(path: String, format: ImageFormat)
+    /// The image data is damaged: a bad checksum, an invalid compressed stream, garbage bytes.
+    case corrupt(path: String, reason: String)
 
     /// The path the error is about, as given.
     private var subjectPath: String {
         switch self {
         case .fileMissing(let path), .unreadable(let path, _), .notAnImage(let path),
-             .truncated(let path, _), .unsupported(let path, _), .tooLarge(let path, _, _, _):
+             .truncated(let path, _), .unsupported(let path, _), .tooLarge(let path, _, _, _),
+             .truncatedData(let path, _), .corrupt(let path, _):
             return path
         }
     }
@@ -36,7 +42,14 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unsupported(_, let reason):
             return "\(name): unsupported image (\(reason))"
         case .tooLarge(_, let width, let height, let limit):
-            return "\(name): too large (\(width) x \(height) px; the limit is \(limit) per side)"
+            if width > limit || height > limit {
+                return "\(name): too large (\(width) x \(height) px; the limit is \(limit) per side)"
+            }
+            return "\(name): too large (\(width) x \(height) px; the limit is \(limit) pixels for this image)"
+        case .truncatedData(_, let format):
+            return "\(name): the file is truncated (\(Self.formatName(format)) data ends early)"
+        case .corrupt(_, let reason):
+            return "\(name): corrupt image data (\(reason))"
         }
     }
 

@@ -1,0 +1,47 @@
+#include "internal.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void ccodecs_set_error(ccodecs_error *error, int status, const char *format, ...) {
+    if (error == NULL) return;
+    error->status = status;
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(error->message, sizeof error->message, format, arguments);
+    va_end(arguments);
+}
+
+FILE *ccodecs_open_file(const char *path, ccodecs_error *error) {
+    FILE *file = fopen(path, "rbe");  // "e": close-on-exec
+    if (file == NULL) {
+        int code = errno;
+        ccodecs_set_error(error, code == ENOENT ? CCODECS_FILE_MISSING : CCODECS_UNREADABLE, "%s", strerror(code));
+        return NULL;
+    }
+    struct stat status;
+    if (fstat(fileno(file), &status) == 0 && S_ISDIR(status.st_mode)) {
+        fclose(file);
+        ccodecs_set_error(error, CCODECS_UNREADABLE, "%s", strerror(EISDIR));
+        return NULL;
+    }
+    return file;
+}
+
+void ccodecs_premultiply(uint8_t *pixels, size_t count) {
+    uint8_t *p = pixels;
+    uint8_t *end = pixels + count * 4;
+    for (; p < end; p += 4) {
+        unsigned a = p[3];
+        if (a == 255) continue;
+        if (a == 0) {
+            p[0] = p[1] = p[2] = 0;
+        } else {
+            p[0] = ccodecs_mul255(p[0], a);
+            p[1] = ccodecs_mul255(p[1], a);
+            p[2] = ccodecs_mul255(p[2], a);
+        }
+    }
+}

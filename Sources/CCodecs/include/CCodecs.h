@@ -1,0 +1,178 @@
+// CCodecs: a small C layer over libjpeg(-turbo), libpng and libwebp for CanopyGraphics.
+//
+// libjpeg and libpng report fatal errors by longjmp. Swift frames must never be jumped over, so
+// every entry point here sets its own setjmp before calling into those libraries and returns an
+// error code and a message instead. Handles are independent: any number of threads may decode at
+// once, each with its own handle; one handle is used by one thread at a time.
+//
+// Every decoder delivers premultiplied RGBA, 8 bits a component (R, G, B, A bytes).
+#ifndef CCODECS_H
+#define CCODECS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Why a call failed.
+typedef enum {
+    CCODECS_OK = 0,
+    /// No file at the path.
+    CCODECS_FILE_MISSING = 1,
+    /// The file could not be opened or read (the system's reason is in the message).
+    CCODECS_UNREADABLE = 2,
+    /// The file ends before the image is complete.
+    CCODECS_TRUNCATED = 3,
+    /// The data is damaged (bad CRC, bad Huffman code, invalid compressed stream...).
+    CCODECS_CORRUPT = 4,
+    /// A valid file in a variant this build cannot decode (12-bit JPEG, animated WebP...).
+    CCODECS_UNSUPPORTED = 5,
+    /// The image needs more memory than the limits allow.
+    CCODECS_TOO_LARGE = 6,
+    /// An allocation failed.
+    CCODECS_OUT_OF_MEMORY = 7,
+} ccodecs_status;
+
+/// The outcome of a failed call: a status and a human message (never empty on failure).
+typedef struct {
+    int status;
+    char message[200];
+} ccodecs_error;
+
+// MARK: JPEG
+
+typedef struct ccodecs_jpeg ccodecs_jpeg;
+
+typedef struct {
+    /// The image's size in pixels.
+    int width;
+    int height;
+    /// Colour components in the file: 1 grey, 3 YCbCr or RGB, 4 CMYK or YCCK.
+    int components;
+    /// Nonzero when the file has several scans (progressive, or non-interleaved sequential):
+    /// libjpeg then keeps every DCT coefficient of the whole image in memory (about 2 bytes a
+    /// sample) whatever the output scale.
+    int multiple_scans;
+    /// Nonzero for a progressive JPEG.
+    int progressive;
+    /// Set by ccodecs_jpeg_start: the size of the rows that ccodecs_jpeg_read_rows delivers
+    /// (the image scaled in the DCT domain by scale_num / 8).
+    int output_width;
+    int output_height;
+    int scale_num;
+} ccodecs_jpeg_info;
+
+/// Opens a JPEG file and reads its header. Returns NULL and fills `error` on failure.
+ccodecs_jpeg *ccodecs_jpeg_open(const char *path, ccodecs_jpeg_info *info, ccodecs_error *error);
+
+/// Chooses the smallest DCT scale (1/8, 1/4, 1/2 or 1) whose output still covers target_width x
+/// target_height and starts decompression (a multi-scan file is read whole here). Fills
+/// info->output_width, output_height and scale_num. Returns 0, or -1 and fills `error`.
+int ccodecs_jpeg_start(ccodecs_jpeg *jpeg, int target_width, int target_height,
+                       ccodecs_jpeg_info *info, ccodecs_error *error);
+
+/// Reads up to max_rows rows of output_width RGBA pixels into buffer, rows `stride` bytes apart.
+/// Grey and CMYK/YCCK files are converted to RGB; alpha is 255. Returns the number of rows read
+/// (0 once all have been read), or -1 and fills `error`: a premature end of the file is
+/// CCODECS_TRUNCATED, data that libjpeg had to skip or resynchronise over is CCODECS_CORRUPT.
+int ccodecs_jpeg_read_rows(ccodecs_jpeg *jpeg, uint8_t *buffer, size_t stride, int max_rows,
+                           ccodecs_error *error);
+
+/// Releases the handle and closes the file. Accepts NULL.
+void ccodecs_jpeg_close(ccodecs_jpeg *jpeg);
+
+// MARK: PNG
+
+typedef struct ccodecs_png ccodecs_png;
+
+typedef struct {
+    int width;
+    int height;
+    /// Nonzero for an Adam7-interlaced file: only ccodecs_png_read_image can read it.
+    int interlaced;
+    /// Nonzero when the image has an alpha channel or a transparent colour (tRNS).
+    int has_alpha;
+    /// The file's bit depth and PNG colour type, for information.
+    int bit_depth;
+    int color_type;
+} ccodecs_png_info;
+
+/// Opens a PNG file, reads its header and sets the transforms to 8-bit RGBA (palette, grey,
+/// 1/2/4-bit, 16-bit and tRNS expanded). Returns NULL and fills `error` on failure.
+ccodecs_png *ccodecs_png_open(const char *path, ccodecs_png_info *info, ccodecs_error *error);
+
+/// Reads the next up to max_rows rows of a non-interlaced PNG as premultiplied RGBA into
+/// buffer, rows `stride` bytes apart. Returns the number of rows read (0 at the end), or -1 and
+/// fills `error`. Fails for an interlaced file.
+int ccodecs_png_read_rows(ccodecs_png *png, uint8_t *buffer, size_t stride, int max_rows,
+                          ccodecs_error *error);
+
+/// Reads the whole image (interlaced or not, and no rows may have been read before) as
+/// premultiplied RGBA into buffer, which holds height rows `stride` bytes apart.
+/// Returns 0, or -1 and fills `error`.
+int ccodecs_png_read_image(ccodecs_png *png, uint8_t *buffer, size_t stride, ccodecs_error *error);
+
+/// Releases the handle and closes the file. Accepts NULL.
+void ccodecs_png_close(ccodecs_png *png);
+
+// MARK: WebP
+
+typedef struct ccodecs_webp ccodecs_webp;
+
+typedef struct {
+    int width;
+    int height;
+    int has_alpha;
+    /// Nonzero for an animated file (refused by ccodecs_webp_open).
+    int has_animation;
+    /// Nonzero for lossless (VP8L) data: its decoder holds the whole image (4 bytes a pixel)
+    /// in memory whatever the output size.
+    int lossless;
+} ccodecs_webp_info;
+
+/// Reads a WebP file into memory and parses its header. Returns NULL and fills `error` on
+/// failure (an animated file is CCODECS_UNSUPPORTED).
+ccodecs_webp *ccodecs_webp_open(const char *path, ccodecs_webp_info *info, ccodecs_error *error);
+
+/// Decodes the image as premultiplied RGBA scaled to exactly output_width x output_height (the
+/// image's own size for no scaling) into buffer, rows `stride` bytes apart.
+/// Returns 0, or -1 and fills `error`.
+int ccodecs_webp_decode(ccodecs_webp *webp, int output_width, int output_height,
+                        uint8_t *buffer, size_t stride, ccodecs_error *error);
+
+/// Releases the handle and its copy of the file. Accepts NULL.
+void ccodecs_webp_close(ccodecs_webp *webp);
+
+// MARK: Checks for the formats SDL_image decodes
+
+/// Where the first frame of a GIF lies on its logical screen.
+typedef struct {
+    int screen_width;
+    int screen_height;
+    int left;
+    int top;
+    int width;
+    int height;
+} ccodecs_gif_frame;
+
+/// Walks a GIF's blocks up to the end of its first image's data, which SDL_image does not check:
+/// a file that ends before then is CCODECS_TRUNCATED. Fills `frame`. Returns 0, or -1 and fills
+/// `error`.
+int ccodecs_gif_first_frame(const char *path, ccodecs_gif_frame *frame, ccodecs_error *error);
+
+/// Checks that an uncompressed BMP file holds all the pixel rows its header promises (a shorter
+/// one is CCODECS_TRUNCATED). Compressed BMPs pass unchecked. Returns 0, or -1 and fills `error`.
+int ccodecs_bmp_check(const char *path, ccodecs_error *error);
+
+// MARK: Pixels
+
+/// Premultiplies `count` straight RGBA pixels in place: c' = round(c * a / 255).
+void ccodecs_premultiply(uint8_t *pixels, size_t count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,124 @@
+// WebP decoding through libwebp (which reports errors by status, never by longjmp).
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <webp/decode.h>
+
+struct ccodecs_webp {
+    uint8_t *data;
+    size_t size;
+    int width;
+    int height;
+};
+
+/// Fills `error` for a libwebp status other than VP8_STATUS_OK.
+static void report_status(VP8StatusCode status, ccodecs_error *error) {
+    switch (status) {
+    case VP8_STATUS_NOT_ENOUGH_DATA:
+    case VP8_STATUS_SUSPENDED:
+        ccodecs_set_error(error, CCODECS_TRUNCATED, "the WebP data ends early");
+        break;
+    case VP8_STATUS_OUT_OF_MEMORY:
+        ccodecs_set_error(error, CCODECS_OUT_OF_MEMORY, "out of memory");
+        break;
+    case VP8_STATUS_UNSUPPORTED_FEATURE:
+        ccodecs_set_error(error, CCODECS_UNSUPPORTED, "a WebP feature libwebp %d.%d.%d does not decode",
+                          WebPGetDecoderVersion() >> 16, (WebPGetDecoderVersion() >> 8) & 0xFF,
+                          WebPGetDecoderVersion() & 0xFF);
+        break;
+    case VP8_STATUS_BITSTREAM_ERROR:
+        ccodecs_set_error(error, CCODECS_CORRUPT, "invalid WebP bitstream");
+        break;
+    default:
+        ccodecs_set_error(error, CCODECS_CORRUPT, "libwebp status %d", (int)status);
+        break;
+    }
+}
+
+ccodecs_webp *ccodecs_webp_open(const char *path, ccodecs_webp_info *info, ccodecs_error *error) {
+    FILE *file = ccodecs_open_file(path, error);
+    if (file == NULL) return NULL;
+    struct stat status;
+    if (fstat(fileno(file), &status) != 0) {
+        ccodecs_set_error(error, CCODECS_UNREADABLE, "%s", strerror(errno));
+        fclose(file);
+        return NULL;
+    }
+    size_t size = (size_t)status.st_size;
+    struct ccodecs_webp *webp = calloc(1, sizeof *webp);
+    uint8_t *data = size > 0 ? malloc(size) : NULL;
+    if (webp == NULL || (size > 0 && data == NULL)) {
+        free(webp);
+        free(data);
+        fclose(file);
+        ccodecs_set_error(error, CCODECS_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    size_t got = size > 0 ? fread(data, 1, size, file) : 0;
+    int failed = ferror(file);
+    int code = errno;
+    fclose(file);
+    webp->data = data;
+    webp->size = got;
+    if (failed) {
+        ccodecs_set_error(error, CCODECS_UNREADABLE, "%s", strerror(code != 0 ? code : EIO));
+        ccodecs_webp_close(webp);
+        return NULL;
+    }
+    WebPBitstreamFeatures features;
+    VP8StatusCode result = WebPGetFeatures(webp->data, webp->size, &features);
+    if (result != VP8_STATUS_OK) {
+        report_status(result, error);
+        ccodecs_webp_close(webp);
+        return NULL;
+    }
+    if (features.has_animation) {
+        ccodecs_set_error(error, CCODECS_UNSUPPORTED, "animated WebP");
+        ccodecs_webp_close(webp);
+        return NULL;
+    }
+    webp->width = features.width;
+    webp->height = features.height;
+    info->width = features.width;
+    info->height = features.height;
+    info->has_alpha = features.has_alpha;
+    info->has_animation = features.has_animation;
+    info->lossless = features.format == 2;
+    return webp;
+}
+
+int ccodecs_webp_decode(ccodecs_webp *webp, int output_width, int output_height,
+                        uint8_t *buffer, size_t stride, ccodecs_error *error) {
+    WebPDecoderConfig config;
+    if (!WebPInitDecoderConfig(&config)) {
+        ccodecs_set_error(error, CCODECS_UNSUPPORTED, "libwebp version mismatch");
+        return -1;
+    }
+    if (output_width != webp->width || output_height != webp->height) {
+        config.options.use_scaling = 1;
+        config.options.scaled_width = output_width;
+        config.options.scaled_height = output_height;
+    }
+    config.output.colorspace = MODE_rgbA;  // premultiplied RGBA
+    config.output.is_external_memory = 1;
+    config.output.u.RGBA.rgba = buffer;
+    config.output.u.RGBA.stride = (int)stride;
+    config.output.u.RGBA.size = stride * (size_t)output_height;
+    VP8StatusCode result = WebPDecode(webp->data, webp->size, &config);
+    WebPFreeDecBuffer(&config.output);  // frees nothing of ours: the memory is external
+    if (result != VP8_STATUS_OK) {
+        report_status(result, error);
+        return -1;
+    }
+    return 0;
+}
+
+void ccodecs_webp_close(ccodecs_webp *webp) {
+    if (webp == NULL) return;
+    free(webp->data);
+    free(webp);
+}

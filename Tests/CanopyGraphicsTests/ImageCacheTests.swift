@@ -1,0 +1,250 @@
+@testable import CanopyGraphics
+import Foundation
+import Synchronization
+import XCTest
+
+final class ImageCacheTests: XCTestCase {
+    private static let imagesDirectory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()
+        .deletingLastPathComponent()
+        .deletingLastPathComponent()
+        .appendingPathComponent("Resources/images")
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try GraphicsLibrary.initialize()
+    }
+
+    // MARK: Keys and hits
+
+    func testKeysRoundTargetsUpToWholePixels() {
+        XCTAssertEqual(ImageCache.Key(path: "a.jpg", fitting: CGSize(width: 319.5, height: 179.01)),
+                       ImageCache.Key(path: "a.jpg", fitting: CGSize(width: 320, height: 180)))
+        XCTAssertEqual(ImageCache.Key(path: "a.jpg", fitting: CGSize(width: CGFloat.nan, height: 1)),
+                       ImageCache.Key(path: "a.jpg", fitting: nil))
+        XCTAssertNotEqual(ImageCache.Key(path: "a.jpg", fitting: nil),
+                          ImageCache.Key(path: "a.jpg", fitting: CGSize(width: 320, height: 180)))
+        XCTAssertNotEqual(ImageCache.Key(path: "a.jpg", fitting: nil), ImageCache.Key(path: "b.jpg", fitting: nil))
+        XCTAssertEqual(ImageCache.Key(path: "a.jpg", fitting: CGSize(width: 320, height: 180)).description,
+                       "a.jpg (fitting 320 x 180)")
+    }
+
+    func testHitsReturnTheSameInstanceWithoutLoading() throws {
+        let cache = ImageCache(capacityBytes: 10_000)
+        let loads = Counter()
+        let key = ImageCache.Key(path: "a", fitting: nil)
+        let first = try cache.bitmap(for: key) { () throws(ImageError) -> Bitmap in
+            loads.increment()
+            return Self.square(4)
+        }
+        let second = try cache.bitmap(for: key) { () throws(ImageError) -> Bitmap in
+            loads.increment()
+            return Self.square(4)
+        }
+        XCTAssertTrue(first === second)
+        XCTAssertEqual(loads.value, 1)
+        XCTAssertTrue(cache.cachedBitmap(for: key) === first)
+        XCTAssertEqual(cache.totalBytes, 64)
+        XCTAssertEqual(cache.count, 1)
+        XCTAssertEqual(cache.statistics.hits, 1)
+        XCTAssertEqual(cache.statistics.misses, 1)
+    }
+
+    func testDecodesFilesThroughTheCache() throws {
+        let cache = ImageCache(capacityBytes: 16 << 20)
+        let path = Self.imagesDirectory.appendingPathComponent("red-panda.jpg").path
+        let small = try cache.bitmap(contentsOf: path, fitting: CGSize(width: 320, height: 180))
+        XCTAssertEqual([small.width, small.height], [320, 180])
+        XCTAssertTrue(try cache.bitmap(contentsOf: path, fitting: CGSize(width: 319.5, height: 180)) === small)
+        let larger = try cache.bitmap(contentsOf: path, fitting: CGSize(width: 640, height: 360))
+        XCTAssertEqual([larger.width, larger.height], [640, 360])
+        XCTAssertEqual(cache.count, 2)
+        XCTAssertEqual(cache.totalBytes, 320 * 180 * 4 + 640 * 360 * 4)
+        cache.removeBitmaps(forPath: path)
+        XCTAssertEqual(cache.count, 0)
+        XCTAssertEqual(cache.totalBytes, 0)
+        XCTAssertFalse(try cache.bitmap(contentsOf: path, fitting: CGSize(width: 320, height: 180)) === small)
+        // A failed decode reaches the caller and is not kept.
+        let missing = Self.imagesDirectory.appendingPathComponent("no-such-photo.jpg").path
+        XCTAssertThrowsError(try cache.bitmap(contentsOf: missing, fitting: nil)) { error in
+            XCTAssertEqual(error as? ImageError, .fileMissing(path: missing))
+        }
+        XCTAssertEqual(cache.count, 1)
+    }
+
+    // MARK: Eviction
+
+    func testEvictsTheLeastRecentlyUsedByBytes() throws {
+        // 10 x 10 bitmaps are 400 bytes: three fit.
+        let cache = ImageCache(capacityBytes: 1_200)
+        let a = try put(cache, "a", Self.square(10))
+        _ = try put(cache, "b", Self.square(10))
+        _ = try put(cache, "c", Self.square(10))
+        XCTAssertEqual(cache.totalBytes, 1_200)
+        XCTAssertEqual(keys(cache), ["c", "b", "a"])
+        // Using a makes b the oldest, so d pushes b out.
+        XCTAssertTrue(cache.cachedBitmap(for: key("a")) === a)
+        _ = try put(cache, "d", Self.square(10))
+        XCTAssertEqual(keys(cache), ["d", "a", "c"])
+        XCTAssertNil(cache.cachedBitmap(for: key("b")))
+        XCTAssertEqual(cache.totalBytes, 1_200)
+        // 800 bytes push out the two oldest (c, then a).
+        _ = try put(cache, "e", Self.square(10, 20))
+        XCTAssertEqual(keys(cache), ["e", "d"])
+        XCTAssertEqual(cache.totalBytes, 1_200)
+        // A bitmap bigger than the whole cache is returned but not kept, and evicts nothing.
+        let huge = try put(cache, "f", Self.square(20))
+        XCTAssertEqual(huge.width, 20)
+        XCTAssertEqual(keys(cache), ["e", "d"])
+        XCTAssertNil(cache.cachedBitmap(for: key("f")))
+        cache.removeBitmap(for: key("e"))
+        XCTAssertEqual(keys(cache), ["d"])
+        XCTAssertEqual(cache.totalBytes, 400)
+        cache.removeAll()
+        XCTAssertEqual(keys(cache), [])
+        XCTAssertEqual(cache.totalBytes, 0)
+    }
+
+    // MARK: Single flight
+
+    func testConcurrentCallersOfOneKeyLoadOnce() throws {
+        let cache = ImageCache(capacityBytes: 1 << 20)
+        let key = key("shared")
+        let loads = Counter()
+        let results = Mutex<[Bitmap]>([])
+        runTogether(threads: 8) {
+            let bitmap = try? cache.bitmap(for: key) { () throws(ImageError) -> Bitmap in
+                loads.increment()
+                // Hold the load until the other seven are waiting for it (or ten seconds pass).
+                Self.waitUntil { cache.waiterCount(for: key) == 7 }
+                return Self.square(8)
+            }
+            if let bitmap { results.withLock { $0.append(bitmap) } }
+        }
+        XCTAssertEqual(loads.value, 1)
+        let bitmaps = results.withLock { $0 }
+        XCTAssertEqual(bitmaps.count, 8)
+        XCTAssertTrue(bitmaps.allSatisfy { $0 === bitmaps[0] })
+        XCTAssertEqual(cache.waiterCount(for: key), 0)
+        XCTAssertEqual(cache.count, 1)
+    }
+
+    func testErrorsReachEveryWaiterAndAreNotCached() throws {
+        let cache = ImageCache(capacityBytes: 1 << 20)
+        let key = key("broken.jpg")
+        let loads = Counter()
+        let failures = Mutex<[ImageError]>([])
+        runTogether(threads: 8) {
+            do throws(ImageError) {
+                _ = try cache.bitmap(for: key) { () throws(ImageError) -> Bitmap in
+                    loads.increment()
+                    Self.waitUntil { cache.waiterCount(for: key) == 7 }
+                    throw .truncatedData(path: "broken.jpg", format: .jpeg)
+                }
+            } catch {
+                failures.withLock { $0.append(error) }
+            }
+        }
+        XCTAssertEqual(loads.value, 1)
+        XCTAssertEqual(failures.withLock { $0 },
+                       Array(repeating: .truncatedData(path: "broken.jpg", format: .jpeg), count: 8))
+        XCTAssertEqual(cache.count, 0)
+        // The next request tries again.
+        let bitmap = try cache.bitmap(for: key) { () throws(ImageError) -> Bitmap in
+            loads.increment()
+            return Self.square(2)
+        }
+        XCTAssertEqual(loads.value, 2)
+        XCTAssertTrue(cache.cachedBitmap(for: key) === bitmap)
+    }
+
+    func testDifferentKeysLoadInParallel() throws {
+        let cache = ImageCache(capacityBytes: 1 << 20)
+        let loading = Counter()
+        let most = Counter()
+        let keys = (0..<4).map { key("k\($0)") }
+        runTogether(threads: 4) { index in
+            _ = try? cache.bitmap(for: keys[index]) { () throws(ImageError) -> Bitmap in
+                loading.increment()
+                // Every loader waits until all four are loading at once: one lock would deadlock here.
+                Self.waitUntil { loading.value == 4 }
+                most.raise(to: loading.value)
+                return Self.square(2)
+            }
+        }
+        XCTAssertEqual(most.value, 4)
+        XCTAssertEqual(cache.count, 4)
+    }
+
+    func testRemoveAllDuringALoadKeepsItsResultOut() throws {
+        let cache = ImageCache(capacityBytes: 1 << 20)
+        let key = key("stale")
+        let bitmap = try cache.bitmap(for: key) { () throws(ImageError) -> Bitmap in
+            cache.removeAll()  // the file changed while it was being decoded
+            return Self.square(2)
+        }
+        XCTAssertEqual(bitmap.width, 2)
+        XCTAssertNil(cache.cachedBitmap(for: key))
+        XCTAssertEqual(cache.totalBytes, 0)
+    }
+
+    // MARK: Helpers
+
+    private func key(_ name: String) -> ImageCache.Key { ImageCache.Key(path: name, fitting: nil) }
+
+    private func put(_ cache: ImageCache, _ name: String, _ bitmap: Bitmap) throws -> Bitmap {
+        try cache.bitmap(for: key(name)) { () throws(ImageError) -> Bitmap in bitmap }
+    }
+
+    private func keys(_ cache: ImageCache) -> [String] { cache.keysByRecentUse.map(\.path) }
+
+    /// Runs `body` on `threads` new threads released at the same moment; returns when all are done.
+    private func runTogether(threads: Int, _ body: @escaping @Sendable (Int) -> Void) {
+        let start = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        for index in 0..<threads {
+            done.enter()
+            Thread {
+                start.wait()
+                body(index)
+                done.leave()
+            }.start()
+        }
+        for _ in 0..<threads { start.signal() }
+        XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "threads did not finish")
+    }
+
+    private func runTogether(threads: Int, _ body: @escaping @Sendable () -> Void) {
+        runTogether(threads: threads) { (_: Int) in body() }
+    }
+
+    // MARK: Test doubles
+
+    /// A square (or width x height) transparent bitmap.
+    private static func square(_ width: Int, _ height: Int? = nil) -> Bitmap {
+        Bitmap(width: width, height: height ?? width, fill: .clear)
+    }
+
+    /// Polls `condition` every millisecond for up to ten seconds.
+    private static func waitUntil(_ condition: () -> Bool) {
+        let deadline = Date().addingTimeInterval(10)
+        while !condition(), Date() < deadline { usleep(1_000) }
+    }
+
+    /// A thread-safe counter for tests.
+    private final class Counter: Sendable {
+        private let count = Atomic<Int>(0)
+        var value: Int { count.load(ordering: .sequentiallyConsistent) }
+        func increment() { count.add(1, ordering: .sequentiallyConsistent) }
+        /// Raises the value to at least `value`.
+        func raise(to value: Int) {
+            var current = count.load(ordering: .sequentiallyConsistent)
+            while current < value {
+                let (exchanged, original) = count.compareExchange(
+                    expected: current, desired: value, ordering: .sequentiallyConsistent)
+                if exchanged { return }
+                current = original
+            }
+        }
+    }
+}
