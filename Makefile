@@ -21,7 +21,7 @@ setup:
 	else echo "setup: installing$$missing needs root or sudo" >&2; exit 1; fi; \
 	echo "setup: installing$$missing"; \
 	$$sudo apt-get update -qq && \
-	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing
+	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing
 	@command -v $(SWIFT) >/dev/null || { echo "setup: Swift 6 is needed (swift.org/install)" >&2; exit 1; }
 
 build:

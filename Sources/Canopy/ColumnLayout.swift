@@ -86,7 +86,7 @@ public struct ColumnLayout: Sendable, Equatable {
     public func layout(heights: [CGFloat], width: CGFloat) -> Result {
         let columns = columnCount(forWidth: width)
         let total = CGFloat(columns) * columnWidth + CGFloat(columns - 1) * spacing
-        let left = ((width - total) / 2).rounded(.down)
+        let left = max(0, ((width - total) / 2).rounded(.down))
         var bottoms = [CGFloat](repeating: spacing, count: columns)
         var frames: [CGRect] = []
         frames.reserveCapacity(heights.count)

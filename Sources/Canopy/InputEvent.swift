@@ -9,6 +9,8 @@ public enum InputEvent: Sendable, Equatable {
     case pointerExited
     case wheel(WheelEvent)
     case key(KeyEvent)
+    /// Text typed, as the keyboard layout produced it ("?" whatever keys make it).
+    case text(String)
     /// The window's size in points and its pixel density (pixels per point) changed.
     case resized(CGSize, scale: CGFloat)
     /// The user asked to close the window.
@@ -62,8 +64,8 @@ public struct KeyEvent: Sendable, Equatable {
     }
 }
 
-/// The keys Canopy names. Printable keys arrive as `.character` with the unshifted character
-/// (lowercase letters), plus the text they typed in `.text` where it differs ("?" for Shift+/).
+/// The keys Canopy names. Printable keys arrive as `.character` with the key's unshifted
+/// character (lowercase letters); what they type arrives separately as `InputEvent.text`.
 public enum Key: Sendable, Hashable {
     case up, down, left, right
     case pageUp, pageDown, home, end

@@ -7,8 +7,12 @@ public protocol RunLoopWaiter: Sendable {
     /// Sleeps the main thread until `wake()` or, if given, the deadline (monotonic seconds).
     /// Called on the main thread only.
     func wait(until deadline: TimeInterval?)
-    /// Wakes a sleeping `wait`. Called from any thread.
+    /// Wakes a sleeping `wait`, or makes the next one return at once. Called from any thread.
     func wake()
+    /// Forgets wake-ups that arrived while nobody slept. The run loop calls it on the main
+    /// thread just before it checks for work and sleeps, so a wake-up after the check still
+    /// counts and earlier ones don't cause empty turns.
+    func discardPendingWakeups()
 }
 
 /// The default waiter: a semaphore.
@@ -24,6 +28,9 @@ public final class SemaphoreWaiter: RunLoopWaiter {
         }
     }
     public func wake() { semaphore.signal() }
+    public func discardPendingWakeups() {
+        while semaphore.wait(timeout: .now()) == .success {}
+    }
 }
 
 /// The main thread's loop: one turn per frame, with observers at fixed points of the turn.
@@ -178,6 +185,7 @@ public final class RunLoop {
     /// present call already waited), or, when nothing is, until woken or the earliest deadline
     /// given to `setNeedsFrame(at:)`.
     public func waitForNextFrame() {
+        waiter.discardPendingWakeups()
         if needsFrame {
             if case .clock(let rate) = pacing {
                 let period = 1.0 / rate

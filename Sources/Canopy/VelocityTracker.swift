@@ -18,13 +18,10 @@ public struct VelocityTracker: Sendable {
         position = 0
     }
 
-    /// Records a movement of `delta` points at `time`.
+    /// Records a movement of `delta` points at `time`. The first movement of a gesture
+    /// happened over an unknown time before it, so it only sets the starting point: velocity
+    /// comes from the movements after it.
     public mutating func add(delta: CGFloat, at time: TimeInterval) {
-        if samples.isEmpty {
-            // The first movement happened over some unknown time before it: anchor a zero at
-            // the same instant, so one movement alone gives no velocity.
-            samples.append((time, position))
-        }
         position += delta
         samples.append((time, position))
         samples.removeAll { time - $0.time > window }

@@ -33,6 +33,9 @@ public final class Application {
         }
     }
 
+    /// The smallest window, in points: one 320 pt column with its margins.
+    public static let minimumSize = CGSize(width: 340, height: 200)
+
     public let options: Options
     public let runLoop: Canopy.RunLoop
     /// The root of what is drawn; it fills the window.
@@ -75,7 +78,9 @@ public final class Application {
         self.size = options.size
         self.title = options.title
         if options.headless {
-            SDL_SetHint(SDL_HINT_VIDEODRIVER, "offscreen")
+            // Override: an SDL_VIDEODRIVER in the environment must not send a headless run to
+            // a display server.
+            SDL_SetHintWithPriority(SDL_HINT_VIDEODRIVER, "offscreen", SDL_HINT_OVERRIDE)
         } else if getenv("SDL_VIDEODRIVER") == nil {
             // Wayland gives trackpads fractional deltas; X11 only whole wheel clicks. Without
             // a Wayland session, trying it only makes libwayland print complaints.
@@ -85,7 +90,7 @@ public final class Application {
         if let driver = options.renderDriver { SDL_SetHint(SDL_HINT_RENDER_DRIVER, driver) }
         var initialised = SDL_Init(UInt32(SDL_INIT_VIDEO | SDL_INIT_EVENTS)) == 0
         if !initialised && options.headless {
-            SDL_SetHint(SDL_HINT_VIDEODRIVER, "dummy")
+            SDL_SetHintWithPriority(SDL_HINT_VIDEODRIVER, "dummy", SDL_HINT_OVERRIDE)
             initialised = SDL_Init(UInt32(SDL_INIT_VIDEO | SDL_INIT_EVENTS)) == 0
         }
         guard initialised else {
@@ -112,7 +117,7 @@ public final class Application {
             throw ApplicationError("cannot create the window: \(reason)")
         }
         self.window = window
-        SDL_SetWindowMinimumSize(window, 240, 200)
+        SDL_SetWindowMinimumSize(window, Int32(Self.minimumSize.width), Int32(Self.minimumSize.height))
 
         var renderer = SDL_CreateRenderer(window, -1,
             SDL_RENDERER_ACCELERATED.rawValue | (options.headless ? 0 : SDL_RENDERER_PRESENTVSYNC.rawValue))
@@ -134,7 +139,7 @@ public final class Application {
         var mode = SDL_DisplayMode()
         let refresh = SDL_GetWindowDisplayMode(window, &mode) == 0 && mode.refresh_rate > 0 ? Double(mode.refresh_rate) : 60
         waiter = SDLEventWaiter()
-        runLoop = Canopy.RunLoop(pacing: vsync ? .vsync(refreshRate: refresh) : .clock(rate: options.headless ? 60 : refresh),
+        runLoop = Canopy.RunLoop(pacing: vsync ? .vsync(refreshRate: refresh) : .clock(rate: 60),
                           waiter: waiter)
         compositor = Compositor(renderer: renderer)
         textCache = TextCache(fonts: options.fonts)
@@ -192,8 +197,12 @@ public final class Application {
 
     private func pollEvents() {
         var event = SDL_Event()
+        // SDL stamps events in milliseconds of SDL_GetTicks when they arrive; map that onto
+        // the monotonic clock, so input queued during a frame keeps its own times (velocity
+        // tracking needs them).
+        let ticksOrigin = MonotonicClock.now() - Double(SDL_GetTicks64()) / 1000
         while SDL_PollEvent(&event) != 0 {
-            let now = MonotonicClock.now()
+            let now = min(MonotonicClock.now(), ticksOrigin + Double(event.common.timestamp) / 1000)
             if event.type == waiter.wakeEventType { continue }
             if event.type == SDL_WINDOWEVENT.rawValue {
                 let kind = SDL_WindowEventID(UInt32(event.window.event))
@@ -245,12 +254,14 @@ public final class Application {
             captured = readPixels()
         }
         SDL_RenderPresent(renderer)
-        // A driver that claims vsync but returns at once (Xvfb, some VMs) would spin the CPU:
-        // fall back to the clock when presents keep coming back far faster than the display.
+        // A driver that claims vsync but does not wait for the display (some VMs and remote
+        // displays) would spin the CPU. With vsync, presents end at least a refresh period
+        // apart; 30 in a row closer than three quarters of one switch the loop to the clock,
+        // for the rest of the run.
         let end = MonotonicClock.now()
         if case .vsync(let rate) = runLoop.pacing, let last = lastPresentEnd {
-            fastPresents = (end - last) < 0.5 / rate ? fastPresents + 1 : 0
-            if fastPresents >= 30 { runLoop.pacing = .clock(rate: rate) }
+            fastPresents = (end - last) < 0.75 / rate ? fastPresents + 1 : 0
+            if fastPresents >= 30 { runLoop.pacing = .clock(rate: 60) }
         }
         lastPresentEnd = end
     }

@@ -156,6 +156,7 @@ public final class Compositor {
         if let stale = textures[key] { // the identifier was reused by a new bitmap
             SDL_DestroyTexture(stale.texture)
             textureBytes -= stale.bytes
+            textures[key] = nil
         }
         guard bitmap.width > 0, bitmap.height > 0,
               let texture = SDL_CreateTexture(renderer, SDL_PIXELFORMAT_ABGR8888.rawValue,

@@ -49,6 +49,11 @@ struct EventTranslator {
             guard let key = Self.key(k.keysym.sym, modifiers: mods) else { return nil }
             return .key(KeyEvent(key: key, modifiers: mods, isDown: event.type == SDL_KEYDOWN.rawValue,
                                  isRepeat: k.repeat != 0, time: now))
+        case SDL_TEXTINPUT:
+            let text = withUnsafeBytes(of: event.text.text) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            return text.isEmpty ? nil : .text(text)
         case SDL_WINDOWEVENT:
             if event.window.event == UInt8(SDL_WINDOWEVENT_LEAVE.rawValue) { return .pointerExited }
             return nil
@@ -91,7 +96,6 @@ struct EventTranslator {
         case Int(SDLK_TAB.rawValue): return .tab
         case Int(SDLK_BACKSPACE.rawValue): return .backspace
         case Int(SDLK_F1.rawValue)...Int(SDLK_F12.rawValue): return .function(Int(sym) - Int(SDLK_F1.rawValue) + 1)
-        case Int(SDLK_SLASH.rawValue) where modifiers.contains(.shift): return .character("?")
         case 33...126:
             return .character(Character(Unicode.Scalar(UInt8(sym))))
         default:

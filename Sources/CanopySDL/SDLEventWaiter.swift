@@ -22,6 +22,10 @@ final class SDLEventWaiter: RunLoopWaiter {
         }
     }
 
+    func discardPendingWakeups() {
+        SDL_FlushEvent(wakeEventType)
+    }
+
     func wake() {
         var event = SDL_Event()
         event.type = wakeEventType

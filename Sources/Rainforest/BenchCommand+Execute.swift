@@ -19,8 +19,10 @@ extension BenchCommand {
 
         var modes: [Mode] = mode == .both ? [.async, .sync] : [mode]
         if modes.contains(.sync) {
-            FileHandle.standardError.write(Data("rainforest: bench: the main-thread (sync) mode is not built yet; it comes with the card nodes. Running async only.\n".utf8))
             modes.removeAll { $0 == .sync }
+            let rest = modes.isEmpty ? "nothing else to run" : "running async only"
+            FileHandle.standardError.write(Data("rainforest: bench: the main-thread (sync) mode is not built yet; it comes with the card nodes; \(rest)\n".utf8))
+            if modes.isEmpty { return }
         }
         let size = options.size ?? Session.defaultSize
         print("bench: \(viewer.itemCount) cards, \(size) pt, \(duration) s per run, \(app.rendererName) renderer (\(app.videoDriver)), paced at 60 Hz")

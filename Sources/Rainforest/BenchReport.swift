@@ -51,16 +51,27 @@ struct BenchReport: Codable, Sendable {
     var environment: Environment
     var runs: [BenchRun]
 
-    /// The table printed after a run.
+    /// The table printed after a run: one row per run, columns right-aligned.
     var table: String {
-        var lines = [String(format: "%-6@ %7@ %7@ %7@ %6@ %7@ %7@ %7@ %7@ %7@",
-                            "mode", "speed", "frames", "dropped", "fps", "p50 ms", "p90 ms", "p99 ms", "max ms", "rss MB")]
-        for r in runs {
-            lines.append(String(format: "%-6@ %7.0f %7d %7d %6.1f %7.2f %7.2f %7.2f %7.2f %7.1f",
-                                r.mode, r.speed, r.frames, r.droppedFrames, r.fps,
-                                r.mainMs.p50, r.mainMs.p90, r.mainMs.p99, r.mainMs.max, r.rssMbPeak))
+        let header = ["mode", "speed", "frames", "dropped", "fps", "p50 ms", "p90 ms", "p99 ms", "max ms", "rss MB"]
+        let rows = runs.map { r in
+            [r.mode, String(format: "%.0f", r.speed), "\(r.frames)", "\(r.droppedFrames)", String(format: "%.1f", r.fps),
+             String(format: "%.2f", r.mainMs.p50), String(format: "%.2f", r.mainMs.p90),
+             String(format: "%.2f", r.mainMs.p99), String(format: "%.2f", r.mainMs.max), String(format: "%.1f", r.rssMbPeak)]
         }
-        return lines.joined(separator: "\n")
+        return Self.format([header] + rows)
+    }
+
+    /// Columns padded to their widest cell: the first left-aligned, the rest right-aligned.
+    static func format(_ table: [[String]]) -> String {
+        let columns = table.map(\.count).max() ?? 0
+        let widths = (0..<columns).map { c in table.map { $0.count > c ? $0[c].count : 0 }.max() ?? 0 }
+        return table.map { row in
+            row.enumerated().map { c, cell in
+                let pad = String(repeating: " ", count: widths[c] - cell.count)
+                return c == 0 ? cell + pad : pad + cell
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
     }
 
     func writeJSON(to path: String) throws {

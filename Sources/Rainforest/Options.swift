@@ -3,7 +3,9 @@ import Foundation
 
 /// A window size in points, from "WIDTHxHEIGHT".
 struct WindowSize: Sendable, Equatable, CustomStringConvertible {
-    static let allowed = 200...16384
+    /// From the window's minimum (one card column with its margins) to 16384.
+    static let allowedWidths = 340...16384
+    static let allowedHeights = 200...16384
     var width: Int
     var height: Int
 
@@ -15,8 +17,8 @@ struct WindowSize: Sendable, Equatable, CustomStringConvertible {
         guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]) else {
             throw ValidationError("expected WIDTHxHEIGHT in points, like 1280x800")
         }
-        guard allowed.contains(w), allowed.contains(h) else {
-            throw ValidationError("each side must be from \(allowed.lowerBound) to \(allowed.upperBound) points")
+        guard allowedWidths.contains(w), allowedHeights.contains(h) else {
+            throw ValidationError("the width must be from \(allowedWidths.lowerBound) and the height from \(allowedHeights.lowerBound) to \(allowedWidths.upperBound) points")
         }
         return WindowSize(width: w, height: h)
     }
@@ -36,6 +38,19 @@ enum OverlayName: String, CaseIterable, Sendable {
             }
             return name
         }
+    }
+}
+
+/// Checks, before any work, that a file can be written where an option says (its folder exists
+/// and is writable), so a long run does not end in a failed write.
+func checkWritable(_ path: String, option: String) throws {
+    let folder = (URL(fileURLWithPath: path).deletingLastPathComponent().path as NSString).standardizingPath
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+        throw ValidationError("\(option) \(path): the folder \(folder) does not exist")
+    }
+    guard FileManager.default.isWritableFile(atPath: folder) else {
+        throw ValidationError("\(option) \(path): the folder \(folder) is not writable")
     }
 }
 

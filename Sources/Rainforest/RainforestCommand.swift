@@ -44,6 +44,7 @@ struct ScreenshotCommand: ParsableCommand {
     func validate() throws {
         guard scroll.isFinite, scroll >= 0 else { throw ValidationError("--scroll must be zero or more points") }
         guard timeout > 0 else { throw ValidationError("--timeout must be more than zero seconds") }
+        try checkWritable(output, option: "--output")
     }
 }
 
@@ -74,6 +75,7 @@ struct BenchCommand: ParsableCommand {
 
     func validate() throws {
         guard duration > 0, duration <= 3600 else { throw ValidationError("--duration must be from 0 to 3600 seconds") }
+        if let json { try checkWritable(json, option: "--json") }
     }
 
     static func parseSpeeds(_ text: String) throws -> [Double] {

@@ -35,6 +35,10 @@ extension RunCommand {
         updateTitle()
         app.statusLines = { ["\(count.formatted()) cards · placeholders"] }
         app.eventHandler = { event, time in
+            if case .text("?") = event {
+                app.showsHelp.toggle()
+                return
+            }
             if case .key(let key) = event, key.isDown, !key.isRepeat {
                 switch key.key {
                 case .escape:
@@ -47,7 +51,7 @@ extension RunCommand {
                     app.showsFPS.toggle()
                     updateTitle()
                     return
-                case .function(1), .character("?"):
+                case .function(1):
                     app.showsHelp.toggle()
                     return
                 default:

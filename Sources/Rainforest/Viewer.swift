@@ -29,6 +29,9 @@ final class Viewer {
     private var cardLayers: [Int: Layer] = [:]
     private var textBitmaps: [String: Bitmap] = [:]
     private var textScale: CGFloat = 0
+    /// Set by a resize: the grid is laid out again once, in the next layout phase, keeping
+    /// this place (taken from the layout the reader saw).
+    private var pendingRelayout: ColumnLayout.Anchor??
 
     init(app: Application, deck: CardDeck, fonts: FontRegistry = .shared) {
         self.app = app
@@ -70,7 +73,7 @@ final class Viewer {
     @discardableResult
     func handle(_ event: InputEvent, at time: TimeInterval) -> Bool {
         if case .resized = event {
-            relayoutKeepingPlace()
+            setNeedsRelayout()
             return true
         }
         let used = scroll.handle(event, at: time)
@@ -82,6 +85,10 @@ final class Viewer {
     // MARK: Each turn
 
     private func update(_ turn: Canopy.RunLoop.Turn) {
+        if let anchor = pendingRelayout {
+            pendingRelayout = nil
+            relayout(keeping: anchor)
+        }
         if let script = scriptedOffset {
             scroll.physics.setOffset(script(turn.time), at: turn.time)
         } else {
@@ -118,6 +125,7 @@ final class Viewer {
         let card = Layer(frame: frame)
         card.name = entry.card.name
         card.backgroundColor = Self.placeholderColor
+        card.clipsToBounds = true
         let label = Layer()
         if let name = text(entry.card.name, font: Self.nameFont) {
             let size = name.size
@@ -166,10 +174,17 @@ final class Viewer {
         scroll.setGeometry(viewport: CGRect(origin: .zero, size: app.size), contentHeight: layout.contentHeight)
     }
 
-    /// Lays the grid out for the new window width and keeps the card that was at the top of the
-    /// window there, at the same distance from the top.
-    func relayoutKeepingPlace() {
-        let anchor = layout.anchor(atOffset: scroll.offset, viewport: scroll.viewport.size)
+    /// Asks for the grid to be laid out again for the window's new size, once, in the next
+    /// layout phase (a window being dragged larger sends many resizes a frame), keeping the
+    /// card that was at the top of the window there, at the same distance from the top.
+    func setNeedsRelayout() {
+        if pendingRelayout == nil {
+            pendingRelayout = .some(layout.anchor(atOffset: scroll.offset, viewport: scroll.viewport.size))
+        }
+        app.runLoop.setNeedsFrame()
+    }
+
+    private func relayout(keeping anchor: ColumnLayout.Anchor?) {
         layout = columnLayout.layout(heights: heights, width: app.size.width)
         for layer in cardLayers.values { layer.removeFromSuperlayer() }
         cardLayers.removeAll()
@@ -177,6 +192,5 @@ final class Viewer {
         if let anchor {
             scroll.physics.setOffset(layout.offset(keeping: anchor), at: MonotonicClock.now())
         }
-        app.runLoop.setNeedsFrame()
     }
 }

@@ -36,12 +36,24 @@ final class EventTranslatorTests: XCTestCase {
     }
 
     func testKeys() {
-        XCTAssertEqual(EventTranslator.key(SDL_Keycode(SDLK_SLASH.rawValue), modifiers: .shift), .character("?"))
+        XCTAssertEqual(EventTranslator.key(SDL_Keycode(SDLK_SLASH.rawValue), modifiers: .shift), .character("/"),
+                       "keys are keys; what they type comes as text")
         XCTAssertEqual(EventTranslator.key(SDL_Keycode(SDLK_f.rawValue), modifiers: []), .character("f"))
         XCTAssertEqual(EventTranslator.key(SDL_Keycode(SDLK_F1.rawValue), modifiers: []), .function(1))
         XCTAssertEqual(EventTranslator.key(SDL_Keycode(SDLK_F12.rawValue), modifiers: []), .function(12))
         XCTAssertEqual(EventTranslator.key(SDL_Keycode(SDLK_PAGEDOWN.rawValue), modifiers: []), .pageDown)
         XCTAssertEqual(EventTranslator.modifiers(UInt32(KMOD_LCTRL.rawValue | KMOD_RSHIFT.rawValue)), [.control, .shift])
+    }
+
+    func testTypedTextArrivesAsText() {
+        var t = EventTranslator()
+        var e = SDL_Event()
+        e.type = SDL_TEXTINPUT.rawValue
+        withUnsafeMutableBytes(of: &e.text.text) { raw in
+            for (i, byte) in "?".utf8.enumerated() { raw[i] = byte }
+            raw["?".utf8.count] = 0
+        }
+        XCTAssertEqual(t.translate(e, now: 0), .text("?"))
     }
 
     func testButtonsAndQuit() {

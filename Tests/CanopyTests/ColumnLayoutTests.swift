@@ -30,6 +30,10 @@ final class ColumnLayoutTests: XCTestCase {
         XCTAssertEqual(result.contentHeight, 880)
     }
 
+    func testAWindowNarrowerThanAColumnKeepsItsLeftEdge() {
+        XCTAssertEqual(ColumnLayout().layout(heights: [100], width: 300).frames[0].minX, 0)
+    }
+
     func testWideWindowsCentreTheTwoColumns() {
         let result = layout.layout(heights: [100, 100], width: 1280)
         XCTAssertEqual(result.frames.map(\.minX), [315, 645])

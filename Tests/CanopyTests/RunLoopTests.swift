@@ -34,23 +34,50 @@ final class RunLoopTests: XCTestCase {
         }
     }
 
-    func testPerformFromAnotherThreadWakesASleepingLoop() {
+    func testPerformFromAnotherThreadWakesTheLoop() {
         MainActor.assumeIsolated {
-            let loop = RunLoop()
+            let waiter = RecordingWaiter()
+            let loop = RunLoop(waiter: waiter)
             loop.runTurn() // clears the request for a first frame
             XCTAssertFalse(loop.needsFrame)
             let ran = Box()
-            let thread = Thread {
-                Thread.sleep(forTimeInterval: 0.05)
+            let done = DispatchSemaphore(value: 0)
+            Thread {
                 loop.perform { ran.value = true }
-            }
-            thread.start()
-            loop.waitForNextFrame() // sleeps until the perform wakes it
+                done.signal()
+            }.start()
+            done.wait()
+            XCTAssertEqual(waiter.log.value, ["wake"], "perform wakes a sleeping loop")
             XCTAssertTrue(loop.needsFrame)
-            XCTAssertFalse(ran.value, "posted work runs in the next turn, not during the wait")
+            XCTAssertFalse(ran.value, "posted work runs in the next turn, on the main thread")
             loop.runTurn()
             XCTAssertTrue(ran.value)
-            XCTAssertTrue(loop.wasIdle == false)
+        }
+    }
+
+    func testTheSemaphoreWaiterReturnsForAWakeFromAnotherThread() {
+        // A wake that arrives while the main thread sleeps ends the sleep (the deadline is a
+        // safety net far beyond the wake, so a broken waiter fails instead of hanging).
+        let waiter = SemaphoreWaiter()
+        let woke = Box()
+        Thread {
+            Thread.sleep(forTimeInterval: 0.05)
+            woke.value = true
+            waiter.wake()
+        }.start()
+        waiter.wait(until: MonotonicClock.now() + 60)
+        XCTAssertTrue(woke.value)
+    }
+
+    func testWakeupsThatArriveWhileBusyAreDiscardedBeforeSleeping() {
+        MainActor.assumeIsolated {
+            let waiter = RecordingWaiter()
+            let loop = RunLoop(waiter: waiter)
+            loop.addObserver(.layout) { _ in loop.setNeedsFrame() }
+            loop.runTurn()
+            loop.waitForNextFrame() // a frame was asked for: a paced wait, no sleep
+            loop.runTurn()
+            XCTAssertEqual(waiter.log.value, ["wake", "discard", "wake"])
         }
     }
 
@@ -121,8 +148,13 @@ extension Box where T == Bool {
 /// A waiter that records what it was asked and returns at once.
 final class RecordingWaiter: RunLoopWaiter {
     let deadlines = Box<[TimeInterval?]>([])
-    func wait(until deadline: TimeInterval?) { deadlines.value.append(deadline) }
-    func wake() {}
+    let log = Box<[String]>([])
+    func wait(until deadline: TimeInterval?) {
+        deadlines.value.append(deadline)
+        log.value.append("wait")
+    }
+    func wake() { log.value.append("wake") }
+    func discardPendingWakeups() { log.value.append("discard") }
 }
 
 final class RunLoopDeadlineTests: XCTestCase {

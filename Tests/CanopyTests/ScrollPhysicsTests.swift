@@ -154,6 +154,10 @@ final class ScrollPhysicsTests: XCTestCase {
         XCTAssertEqual(tracker.velocity, 500, accuracy: 1)
         for i in 20..<40 { tracker.add(delta: 20, at: Double(i) * 0.01) } // then 2000 pt/s
         XCTAssertEqual(tracker.velocity, 2000, accuracy: 1, "older movements have left the window")
+        var pair = VelocityTracker()
+        pair.add(delta: 10, at: 1.00)
+        pair.add(delta: 10, at: 1.01)
+        XCTAssertEqual(pair.velocity, 1000, accuracy: 1e-6, "two movements give their exact rate")
         var single = VelocityTracker()
         single.add(delta: 50, at: 1)
         XCTAssertEqual(single.velocity, 0, "one movement alone has no velocity")

@@ -20,13 +20,14 @@ final class CommandLineTests: XCTestCase {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    func run(_ arguments: [String]) throws -> Outcome {
+    func run(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Outcome {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["DISPLAY"] = nil          // headless commands must not need a display server
         environment["WAYLAND_DISPLAY"] = nil
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -112,7 +113,16 @@ final class CommandLineTests: XCTestCase {
         let file = scratch.appendingPathComponent("ghost.png").path
         let outcome = try run(["screenshot", "--output", file, "--resources", resources.path, "--size", "700x600"])
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: file))
+        let shot = try ImageDecoder.decode(contentsOf: file)
+        // One 4:3 card (the fallback aspect), 540 pt tall; 700 pt is wide enough for two
+        // columns, so it sits in the left one at x 25. The name is in the middle (y about 265
+        // to 290) and the note just below it, both in dark grey.
+        func inkedRows(_ rows: Range<Int>) -> Int {
+            rows.filter { y in (25..<345).contains { grey(shot, $0, y) < 150 } }.count
+        }
+        XCTAssertGreaterThan(inkedRows(255..<292), 5, "the name")
+        XCTAssertGreaterThan(inkedRows(292..<320), 5, "the note below it, saying why")
+        XCTAssertEqual(inkedRows(330..<540), 0, "nothing else on the card")
     }
 
     // MARK: Bench
@@ -143,6 +153,7 @@ final class CommandLineTests: XCTestCase {
         let outcome = try run(["bench", "--mode", "sync", "--duration", "0.2", "--cards", "20", "--size", "800x600"])
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         XCTAssertTrue(outcome.stderr.contains("not built yet"), outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("nothing else to run"), outcome.stderr)
     }
 
     // MARK: Bad input: one line, the option or file named, status 2
@@ -168,6 +179,7 @@ final class CommandLineTests: XCTestCase {
     func testBadSizes() throws {
         try assertFails(["screenshot", "--output", "x.png", "--size", "big"], mentioning: ["--size", "WIDTHxHEIGHT"])
         try assertFails(["screenshot", "--output", "x.png", "--size", "10x10"], mentioning: ["--size"])
+        try assertFails(["screenshot", "--output", "x.png", "--size", "300x600"], mentioning: ["--size", "340"])
         try assertFails(["bench", "--size", "1280x"], mentioning: ["--size"])
     }
 
@@ -176,6 +188,18 @@ final class CommandLineTests: XCTestCase {
         try assertFails(["bench", "--mode", "fast"], mentioning: ["--mode"])
         try assertFails(["screenshot", "--output", "x.png", "--overlays", "fps,sparkles"], mentioning: ["sparkles"])
         try assertFails(["screenshot", "--output", "x.png", "--cards", "0"], mentioning: ["--cards"])
+    }
+
+    func testOutputFoldersAreCheckedBeforeAnyWork() throws {
+        try assertFails(["bench", "--json", "/nonexistent/bench.json"], mentioning: ["--json", "/nonexistent"])
+        try assertFails(["screenshot", "--output", "/nonexistent/x.png"], mentioning: ["--output", "/nonexistent"])
+    }
+
+    func testHeadlessCommandsIgnoreAVideoDriverInTheEnvironment() throws {
+        let file = scratch.appendingPathComponent("env.png").path
+        let outcome = try run(["screenshot", "--output", file, "--size", "400x300", "--cards", "2"],
+                              environment: ["SDL_VIDEODRIVER": "x11"])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
     }
 
     func testAMissingResourcesFolder() throws {

@@ -1,0 +1,113 @@
+import CanopyGraphics
+import Foundation
+import XCTest
+
+/// The windowed app as a user meets it: `rainforest` in a real X11 window under Xvfb, driven
+/// with xdotool (wheel clicks, keys), looked at with ImageMagick's `import`. Skipped where
+/// those tools are missing (`make setup` installs them).
+final class WindowTests: XCTestCase {
+    private var xvfb: Process?
+    private var display = ""
+    private var scratch: URL!
+
+    private static func tool(_ name: String) -> String? {
+        for dir in ["/usr/bin", "/usr/local/bin", "/bin"] where FileManager.default.isExecutableFile(atPath: "\(dir)/\(name)") {
+            return "\(dir)/\(name)"
+        }
+        return nil
+    }
+
+    override func setUpWithError() throws {
+        guard let xvfbPath = Self.tool("Xvfb"), Self.tool("xdotool") != nil, Self.tool("import") != nil else {
+            throw XCTSkip("Xvfb, xdotool or ImageMagick's import is not installed")
+        }
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("rainforest-window-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        // A display number nobody uses: Xvfb writes the one it chose to the fd we give it.
+        let pipe = Pipe()
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: xvfbPath)
+        server.arguments = ["-displayfd", "1", "-screen", "0", "1280x900x24", "-nolisten", "tcp"]
+        server.standardOutput = pipe
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        xvfb = server
+        var text = ""
+        while !text.contains("\n") {
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let number = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !number.isEmpty else { throw XCTSkip("Xvfb did not start") }
+        display = ":\(number)"
+    }
+
+    override func tearDownWithError() throws {
+        xvfb?.terminate()
+        xvfb?.waitUntilExit()
+        if let scratch { try? FileManager.default.removeItem(at: scratch) }
+    }
+
+    @discardableResult
+    private func shell(_ tool: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.tool(tool)!)
+        process.arguments = arguments
+        process.environment = ["DISPLAY": display, "PATH": "/usr/bin:/bin"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private func capture(_ window: String, _ name: String) throws -> Bitmap {
+        let file = scratch.appendingPathComponent("\(name).png").path
+        try shell("import", ["-window", window, file])
+        return try ImageDecoder.decode(contentsOf: file)
+    }
+
+    private func grey(_ b: Bitmap, _ x: Int, _ y: Int) -> Int { Int(b.pixel(x: x, y: y).g) }
+
+    func testTheWindowOpensScrollsWithTheWheelAndQuitsWithControlQ() throws {
+        let app = Process()
+        app.executableURL = CommandLineTests.binary
+        app.arguments = ["--size", "1280x800", "--overlays", ""]
+        app.environment = ["DISPLAY": display, "PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()]
+        app.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        app.standardError = errors
+        try app.run()
+        defer { if app.isRunning { app.terminate() } }
+
+        let window = try shell("timeout", ["20", "xdotool", "search", "--sync", "--class", "rainforest"])
+            .split(separator: "\n").first.map(String.init) ?? ""
+        XCTAssertFalse(window.isEmpty, "the window appeared")
+        try GraphicsLibrary.initialize()
+        Thread.sleep(forTimeInterval: 0.5)
+        let before = try capture(window, "before")
+        XCTAssertEqual(before.width, 1280)
+        // The first card (a 16:9 photo) spans y 10 to 490 in the left column (x 315 to 635).
+        XCTAssertEqual(grey(before, 400, 195), 217)
+        XCTAssertEqual(grey(before, 400, 495), 28)
+
+        // Three wheel clicks: 300 pt, animated, so the card's bottom edge moves to y 190.
+        try shell("xdotool", ["mousemove", "--window", window, "600", "400"])
+        for _ in 0..<3 { try shell("xdotool", ["click", "--window", window, "5"]) }
+        Thread.sleep(forTimeInterval: 0.8)
+        let after = try capture(window, "after")
+        XCTAssertEqual(grey(after, 400, 185), 217, "still the first card")
+        XCTAssertEqual(grey(after, 400, 195), 28, "the gap below it, 300 pt higher than before")
+
+        try shell("xdotool", ["key", "--window", window, "ctrl+q"])
+        let deadline = Date().addingTimeInterval(10)
+        while app.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        XCTAssertFalse(app.isRunning, "Ctrl+Q quits")
+        if !app.isRunning { XCTAssertEqual(app.terminationStatus, 0) }
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(stderr, "", "nothing on standard error")
+    }
+}
