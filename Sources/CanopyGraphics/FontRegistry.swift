@@ -165,16 +165,194 @@ public struct FontMetrics: Sendable, Equatable {
 
 /// One open SDL_ttf font, used by one thread at a time.
 final class FontHandle: Sendable {
-    /// The C pointer, only dereferenced while `font`'s lock is held: that lock is what makes
+    /// The C pointer, only dereferenced while `state`'s lock is held: that lock is what makes
     /// sharing the handle between threads safe, so the wrapper may claim Sendable.
     private struct Pointer: @unchecked Sendable { let raw: OpaquePointer }
-    private let font: Mutex<Pointer>
+    /// The font and a table of glyph advances (pixels, -1 = not looked up yet) for the first
+    /// `advanceTableSize` code points, both guarded by the one lock of this font.
+    private struct State: Sendable {
+        let pointer: Pointer
+        var advances: [Int16]
+    }
+    private static let advanceTableSize = 0x2100
+    private let state: Mutex<State>
 
+    /// Vertical metrics in pixels, read once when the font is opened: ascent above the baseline,
+    /// descent below it (positive), `height` = the height SDL_ttf renders a line with, `lineSkip`
+    /// = the distance between baselines.
+    let ascent: Int
+    let descent: Int
+    let height: Int
+    let lineSkip: Int
+
+    /// Called under the registry's global open lock, before any other thread can see `font`.
     init(font: OpaquePointer) {
-        self.font = Mutex(Pointer(raw: font))
+        ascent = Int(TTF_FontAscent(font))
+        descent = Int(-TTF_FontDescent(font))
+        height = Int(TTF_FontHeight(font))
+        lineSkip = Int(TTF_FontLineSkip(font))
+        state = Mutex(State(pointer: Pointer(raw: font), advances: []))
     }
 
     func withFont<R>(_ body: (OpaquePointer) -> R) -> R {
-        font.withLock { body($0.raw) }
+        state.withLock { body($0.pointer.raw) }
+    }
+
+    /// Calls `body` with the font locked and a function that returns a code point's advance in
+    /// pixels (0 for code points the font cannot measure). Used for quick width estimates.
+    func withAdvances(_ body: ((UInt32) -> Int) -> Void) {
+        state.withLock { (state: inout State) in
+            if state.advances.isEmpty {
+                state.advances = [Int16](repeating: -1, count: FontHandle.advanceTableSize)
+            }
+            let ttf = state.pointer.raw
+            state.advances.withUnsafeMutableBufferPointer { table in
+                body { scalar in
+                    if scalar < UInt32(FontHandle.advanceTableSize) {
+                        let cached = table[Int(scalar)]
+                        if cached >= 0 { return Int(cached) }
+                    }
+                    var advance: Int32 = 0
+                    if TTF_GlyphMetrics32(ttf, scalar, nil, nil, nil, nil, &advance) != 0 { advance = 0 }
+                    if scalar < UInt32(FontHandle.advanceTableSize) {
+                        table[Int(scalar)] = Int16(clamping: advance)
+                    }
+                    return Int(advance)
+                }
+            }
+        }
+    }
+
+    /// Runs `body` with the font locked and shaping set up for `direction`; restores the
+    /// font's default direction and script afterwards, so other users of the font see no change.
+    private func withShaping<R>(_ direction: ShapingDirection, _ body: (OpaquePointer) -> R) -> R {
+        withFont { ttf in
+            switch direction {
+            case .leftToRight:
+                return body(ttf)
+            case .rightToLeft(let script):
+                TTF_SetFontDirection(ttf, TTF_DIRECTION_RTL)
+                TTF_SetFontScriptName(ttf, script.rawValue)
+                defer {
+                    TTF_SetFontDirection(ttf, TTF_DIRECTION_LTR)
+                    TTF_SetFontScriptName(ttf, "Zzzz")  // HarfBuzz's "unknown", SDL_ttf's default
+                }
+                return body(ttf)
+            }
+        }
+    }
+
+    /// The width in pixels of the bitmap `renderMask` makes of `text` (nul-terminated UTF-8):
+    /// the shaped glyphs' advances and ink, as TTF_SizeUTF8 reports it.
+    func width(ofCString text: UnsafePointer<CChar>, direction: ShapingDirection) -> Int {
+        withShaping(direction) { ttf in
+            var w: Int32 = 0, h: Int32 = 0
+            if TTF_SizeUTF8(ttf, text, &w, &h) != 0 { return 0 }
+            return Int(w)
+        }
+    }
+
+    /// Renders `text` white with SDL_ttf's blended (anti-aliased) renderer and returns it as a
+    /// premultiplied white mask (every channel = coverage) with the baseline's distance from the
+    /// mask's top in pixels. Nil when there is nothing to draw (empty text) or SDL_ttf fails.
+    func renderMask(_ text: String, direction: ShapingDirection, scale: CGFloat) -> RenderedMask? {
+        guard !text.isEmpty else { return nil }
+        return withShaping(direction) { ttf -> RenderedMask? in
+            let white = SDL_Color(r: 255, g: 255, b: 255, a: 255)
+            guard var surface = TTF_RenderUTF8_Blended(ttf, text, white) else { return nil }
+            if surface.pointee.format.pointee.format != SDL_PIXELFORMAT_ARGB8888.rawValue {
+                guard let converted = SDL_ConvertSurfaceFormat(surface, SDL_PIXELFORMAT_ARGB8888.rawValue, 0) else {
+                    SDL_FreeSurface(surface)
+                    return nil
+                }
+                SDL_FreeSurface(surface)
+                surface = converted
+            }
+            defer { SDL_FreeSurface(surface) }
+            let w = Int(surface.pointee.w), h = Int(surface.pointee.h), pitch = Int(surface.pointee.pitch)
+            guard w > 0, h > 0, let base = surface.pointee.pixels else { return nil }
+            var pixels = [UInt8](repeating: 0, count: w * h * 4)
+            pixels.withUnsafeMutableBytes { out in
+                let dst = out.baseAddress!.assumingMemoryBound(to: UInt32.self)
+                for y in 0..<h {
+                    let src = (base + y * pitch).assumingMemoryBound(to: UInt32.self)
+                    let row = dst + y * w
+                    for x in 0..<w {
+                        // ARGB8888: alpha is the top byte; white premultiplied is (a, a, a, a).
+                        row[x] = (src[x] >> 24) &* 0x0101_0101
+                    }
+                }
+            }
+            // The baseline lies `ascent` below the top unless a glyph reaches above the ascent,
+            // in which case SDL_ttf grows the bitmap upwards (its "ystart").
+            var baseline = ascent
+            if h != height {
+                var top = 0, bottom = height
+                for scalar in text.unicodeScalars {
+                    var minY: Int32 = 0, maxY: Int32 = 0
+                    if TTF_GlyphMetrics32(ttf, scalar.value, nil, nil, &minY, &maxY, nil) == 0 {
+                        top = max(top, Int(maxY) - ascent)
+                        bottom = max(bottom, ascent - Int(minY))
+                    }
+                }
+                baseline = ascent + (top + bottom == h ? top : max(0, h - bottom))
+            }
+            return RenderedMask(bitmap: Bitmap(width: w, height: h, scale: scale, pixels: pixels), baseline: baseline)
+        }
+    }
+}
+
+/// How HarfBuzz is told to shape a piece of text.
+enum ShapingDirection: Hashable, Sendable {
+    case leftToRight
+    case rightToLeft(ShapingScript)
+}
+
+/// The ISO 15924 scripts right-to-left text is shaped as.
+enum ShapingScript: String, Hashable, Sendable {
+    case arabic = "Arab"
+    case hebrew = "Hebr"
+}
+
+/// A white coverage mask of a piece of text and where its baseline lies.
+struct RenderedMask: Sendable {
+    var bitmap: Bitmap
+    /// Pixels from the top of `bitmap` to the baseline.
+    var baseline: Int
+}
+
+/// The box of one glyph at a size, in points (y up from the baseline), as SDL_ttf reports it.
+public struct GlyphMetrics: Sendable, Equatable {
+    public var minX: CGFloat
+    public var maxX: CGFloat
+    public var minY: CGFloat
+    public var maxY: CGFloat
+    public var advance: CGFloat
+}
+
+extension FontRegistry {
+    /// Draws one line of text as a white coverage mask (premultiplied, every channel = alpha) at
+    /// `scale` pixels per point, for `GraphicsContext.fill(mask:in:with:)`. The mask is exactly
+    /// `width(of:font:scale:) * scale` pixels wide; the baseline lies `metrics(of:).ascent` below
+    /// its top unless a glyph reaches higher. Safe on any thread.
+    public func renderMask(_ text: String, font: Font, scale: CGFloat = 1) throws(FontError) -> Bitmap {
+        let handle = try handle(for: font, scale: scale)
+        guard let mask = handle.renderMask(text.isEmpty ? " " : text, direction: .leftToRight, scale: scale) else {
+            throw FontError.renderFailed(String(cString: SDL_GetError()))
+        }
+        return mask.bitmap
+    }
+
+    /// One code point's glyph box and advance in points, or nil if SDL_ttf cannot load it.
+    /// Safe on any thread.
+    public func glyphMetrics(of scalar: Unicode.Scalar, font: Font, scale: CGFloat = 1) throws(FontError) -> GlyphMetrics? {
+        let handle = try handle(for: font, scale: scale)
+        return handle.withFont { ttf -> GlyphMetrics? in
+            var minX: Int32 = 0, maxX: Int32 = 0, minY: Int32 = 0, maxY: Int32 = 0, advance: Int32 = 0
+            guard TTF_GlyphMetrics32(ttf, scalar.value, &minX, &maxX, &minY, &maxY, &advance) == 0 else { return nil }
+            return GlyphMetrics(minX: CGFloat(minX) / scale, maxX: CGFloat(maxX) / scale,
+                                minY: CGFloat(minY) / scale, maxY: CGFloat(maxY) / scale,
+                                advance: CGFloat(advance) / scale)
+        }
     }
 }

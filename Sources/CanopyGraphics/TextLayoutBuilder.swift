@@ -1,0 +1,637 @@
+import Foundation
+
+/// The attributes of a run with every default filled in.
+struct TextStyleKey: Hashable {
+    var font: Font
+    var color: Color
+    var kern: CGFloat
+    var shadow: TextShadow?
+    var paragraphStyle: ParagraphStyle
+}
+
+/// A style in use, with its font opened at the layout's scale.
+struct TextStyle {
+    var key: TextStyleKey
+    var handle: FontHandle
+    /// The kern in whole pixels: added after each character but a line's last.
+    var kernPixels: Int
+}
+
+/// Breaks one attributed string into lines. Used by `TextLayout.init` on the calling thread
+/// only (a class so its memo tables can be filled from the measuring closures).
+final class TextLayoutBuilder {
+    struct Output {
+        var lines: [TextLayout.Line]
+        var size: CGSize
+        var isTruncated: Bool
+    }
+
+    private struct Flags: OptionSet {
+        let rawValue: UInt8
+        static let space = Flags(rawValue: 1)        // a breakable space (not a no-break one)
+        static let newline = Flags(rawValue: 2)
+        static let hyphen = Flags(rawValue: 4)       // a line may break after it
+        static let rightToLeft = Flags(rawValue: 8)  // strongly right-to-left
+        static let leftToRight = Flags(rawValue: 16) // strongly left-to-right
+    }
+
+    /// A piece of line content: one style, one direction, or a run of spaces between words.
+    /// Its characters may come from more than one place (a truncated line's kept text and the
+    /// truncation string after it are shaped together when their styles agree).
+    private struct Draft {
+        var parts: [Range<Int>]
+        var style: Int
+        var script: ShapingScript?   // nil: left to right
+        var isGap: Bool              // spaces of a justified line: measured, stretched, not drawn
+        var width: Int
+    }
+
+    private struct LineDraft {
+        var start: Int
+        var end: Int
+        var content: [Range<Int>]
+        var paragraphStart: Int
+        var isLastOfParagraph: Bool
+        var isTruncated = false
+    }
+
+    private struct MemoKey: Hashable { var parts: [Range<Int>]; var style: Int; var rtl: Bool }
+
+    private let string: AttributedString
+    private let scale: CGFloat
+    private let maximumNumberOfLines: Int
+    private let truncationString: AttributedString
+    private let fonts: FontRegistry
+    /// The width lines break in, in pixels (a huge number when unlimited).
+    private let available: Int
+    private let unlimited: Bool
+
+    private var styles: [TextStyle] = []
+    private var styleIndex: [TextStyleKey: Int] = [:]
+    // One entry per character (grapheme cluster); the truncation string's characters follow the
+    // main string's `mainCount`.
+    private var bytes: [UInt8] = []
+    private var charStart: [Int] = [0]
+    private var charStyle: [Int] = []
+    private var charFlags: [Flags] = []
+    private var charScript: [ShapingScript?] = []
+    /// Estimated advances (pixels, kern included) summed: cumulative[i] is the sum before char i.
+    private var cumulative: [Int] = [0]
+    private var mainCount = 0
+    private var widthMemo: [MemoKey: Int] = [:]
+    private var clusterWidths: [Int] = []
+    private var scratch: [CChar] = []
+    /// How far (pixels per character) an estimate may overshoot the shaped width: a generous
+    /// bound on what kerning pairs and ligatures take back, from the largest font in use.
+    private var estimateTolerance = 2
+
+    init(string: AttributedString, width: CGFloat, scale: CGFloat, maximumNumberOfLines: Int,
+         truncationString: AttributedString, fonts: FontRegistry) throws(FontError) {
+        self.string = string
+        self.scale = scale
+        self.maximumNumberOfLines = maximumNumberOfLines
+        self.truncationString = truncationString
+        self.fonts = fonts
+        let pixels = width * self.scale
+        if pixels.isNaN || pixels >= CGFloat(Int32.max) {
+            available = Int(Int32.max)
+            unlimited = true
+        } else {
+            available = max(0, Int((pixels + 1e-6).rounded(.down)))
+            unlimited = false
+        }
+        try append(string, inheriting: nil)
+        mainCount = charStyle.count
+    }
+
+    // MARK: - Text and styles
+
+    private func style(for key: TextStyleKey) throws(FontError) -> Int {
+        if let index = styleIndex[key] { return index }
+        let handle = try fonts.handle(for: key.font, scale: scale)
+        let index = styles.count
+        styles.append(TextStyle(key: key, handle: handle, kernPixels: Int((key.kern * scale).rounded())))
+        estimateTolerance = max(estimateTolerance, Int(key.font.size * scale) / 8 + 1)
+        styleIndex[key] = index
+        return index
+    }
+
+    /// Appends the characters of `text`, resolving their styles (missing attributes from
+    /// `inherited`, else the defaults), flags and estimated advances.
+    private func append(_ text: AttributedString, inheriting inherited: TextStyleKey?) throws(FontError) {
+        var runEnds: [(end: Int, style: Int)] = []
+        for run in text.runs {
+            let key = TextStyleKey(
+                font: run.font ?? inherited?.font ?? TextLayout.defaultFont,
+                color: run.foregroundColor ?? inherited?.color ?? TextLayout.defaultForegroundColor,
+                kern: run.kern ?? 0,
+                shadow: run.shadow ?? inherited?.shadow,
+                paragraphStyle: run.paragraphStyle ?? inherited?.paragraphStyle ?? .default)
+            let end = text.utf8.distance(from: text.startIndex, to: run.range.upperBound)
+            runEnds.append((end, try style(for: key)))
+        }
+        // (Slicing first takes CharacterView's fast path to a String.)
+        let plain = String(text.characters[...])
+        var byteOffset = 0
+        var run = 0
+        let firstNew = charStyle.count
+        for character in plain {
+            while run + 1 < runEnds.count && byteOffset >= runEnds[run].end { run += 1 }
+            let utf8 = character.utf8
+            let first = utf8.first!
+            var flags: Flags = []
+            var script: ShapingScript?
+            if utf8.count == 1 {
+                // ASCII: flags from the byte; control characters (tabs) are shaped as spaces.
+                switch first {
+                case 0x0A, 0x0B, 0x0C, 0x0D: flags = .newline
+                case 0x20, 0x09: flags = .space
+                case 0x2D: flags = .hyphen
+                case 0x41...0x5A, 0x61...0x7A: flags = .leftToRight
+                default: break
+                }
+                bytes.append(first < 0x20 || first == 0x7F ? 0x20 : first)
+            } else {
+                let scalar = character.unicodeScalars.first!
+                if character.isNewline {
+                    flags.insert(.newline)
+                } else if character.isWhitespace && scalar.value != 0xA0 && scalar.value != 0x2007 && scalar.value != 0x202F {
+                    flags.insert(.space)
+                } else if scalar.value == 0x2010 || scalar.value == 0x2013 {
+                    flags.insert(.hyphen)
+                }
+                if let rtl = TextLayoutBuilder.rightToLeftScript(scalar.value) {
+                    flags.insert(.rightToLeft)
+                    script = rtl
+                } else if scalar.properties.isAlphabetic {
+                    flags.insert(.leftToRight)
+                }
+                for byte in utf8 { bytes.append(byte < 0x20 || byte == 0x7F ? 0x20 : byte) }
+            }
+            byteOffset += utf8.count
+            charStart.append(bytes.count)
+            charStyle.append(runEnds.isEmpty ? 0 : runEnds[run].style)
+            charFlags.append(flags)
+            charScript.append(script)
+            clusterWidths.append(-1)
+        }
+        // Estimated advances, one font lock per run of a style.
+        var i = firstNew
+        let count = charStyle.count
+        while i < count {
+            let styleIndex = charStyle[i]
+            let style = styles[styleIndex]
+            var j = i
+            style.handle.withAdvances { advance in
+                while j < count && charStyle[j] == styleIndex {
+                    let scalar = UInt32(TextLayoutBuilder.firstScalar(bytes, charStart[j]))
+                    cumulative.append(cumulative[j] + advance(scalar) + style.kernPixels)
+                    j += 1
+                }
+            }
+            i = j
+        }
+    }
+
+    /// The first code point of the UTF-8 sequence at `offset`.
+    private static func firstScalar(_ bytes: [UInt8], _ offset: Int) -> UInt32 {
+        let b0 = UInt32(bytes[offset])
+        if b0 < 0x80 { return b0 }
+        if b0 < 0xE0 { return (b0 & 0x1F) << 6 | UInt32(bytes[offset + 1] & 0x3F) }
+        if b0 < 0xF0 {
+            return (b0 & 0x0F) << 12 | UInt32(bytes[offset + 1] & 0x3F) << 6 | UInt32(bytes[offset + 2] & 0x3F)
+        }
+        return (b0 & 0x07) << 18 | UInt32(bytes[offset + 1] & 0x3F) << 12
+            | UInt32(bytes[offset + 2] & 0x3F) << 6 | UInt32(bytes[offset + 3] & 0x3F)
+    }
+
+    /// The script a strongly right-to-left code point is shaped as, nil for others.
+    private static func rightToLeftScript(_ scalar: UInt32) -> ShapingScript? {
+        switch scalar {
+        case 0x0590...0x05FF, 0xFB1D...0xFB4F: return .hebrew
+        case 0x0600...0x08FF, 0xFB50...0xFDFF, 0xFE70...0xFEFF, 0x10800...0x10FFF, 0x1E800...0x1EFFF: return .arabic
+        default: return nil
+        }
+    }
+
+    private func isSpace(_ i: Int) -> Bool { charFlags[i].contains(.space) }
+    private func estimate(_ start: Int, _ end: Int) -> Int { end > start ? cumulative[end] - cumulative[start] : 0 }
+
+    /// `end` moved back over spaces, not before `start`.
+    private func trimmedEnd(_ start: Int, _ end: Int) -> Int {
+        var e = end
+        while e > start && isSpace(e - 1) { e -= 1 }
+        return e
+    }
+
+    // MARK: - Measuring
+
+    /// Splits content into drafts (segments): a new one at every change of style or of strong
+    /// direction, and, when `splittingSpaces`, around every run of spaces. Widths are measured.
+    private func drafts(_ content: [Range<Int>], splittingSpaces: Bool = false) -> [Draft] {
+        var result: [Draft] = []
+        var current: Draft? = nil
+        var decided = false   // whether the current draft has met a strongly directional character
+        for range in content {
+            for i in range {
+                let flags = charFlags[i]
+                let gap = splittingSpaces && flags.contains(.space)
+                if var draft = current, draft.style == charStyle[i], draft.isGap == gap,
+                   gap || !((flags.contains(.rightToLeft) && decided && draft.script == nil)
+                            || (flags.contains(.leftToRight) && decided && draft.script != nil)) {
+                    if !gap && !decided {
+                        if flags.contains(.rightToLeft) { draft.script = charScript[i]; decided = true }
+                        else if flags.contains(.leftToRight) { decided = true }
+                    }
+                    if draft.parts[draft.parts.count - 1].upperBound == i {
+                        draft.parts[draft.parts.count - 1] = draft.parts[draft.parts.count - 1].lowerBound..<(i + 1)
+                    } else {
+                        draft.parts.append(i..<(i + 1))
+                    }
+                    current = draft
+                    continue
+                }
+                if let draft = current { result.append(draft) }
+                var draft = Draft(parts: [i..<(i + 1)], style: charStyle[i], script: nil, isGap: gap, width: 0)
+                decided = false
+                if !gap {
+                    if flags.contains(.rightToLeft) { draft.script = charScript[i]; decided = true }
+                    else if flags.contains(.leftToRight) { decided = true }
+                }
+                current = draft
+            }
+        }
+        if let draft = current { result.append(draft) }
+        for i in result.indices {
+            result[i].width = width(result[i].parts, style: result[i].style, script: result[i].script)
+        }
+        return result
+    }
+
+    /// The width in pixels of the bitmap(s) drawing the characters of `parts` in a style: the
+    /// shaped text's, or for a kerned style the clusters' one by one plus the kern between them.
+    private func width(_ parts: [Range<Int>], style: Int, script: ShapingScript?) -> Int {
+        let key = MemoKey(parts: parts, style: style, rtl: script != nil)
+        if let known = widthMemo[key] { return known }
+        let handle = styles[style].handle
+        let direction: ShapingDirection = script.map { .rightToLeft($0) } ?? .leftToRight
+        var total: Int
+        let kern = styles[style].kernPixels
+        if kern == 0 {
+            scratch.removeAll(keepingCapacity: true)
+            for part in parts {
+                for b in charStart[part.lowerBound]..<charStart[part.upperBound] { scratch.append(CChar(bitPattern: bytes[b])) }
+            }
+            scratch.append(0)
+            total = scratch.withUnsafeBufferPointer { handle.width(ofCString: $0.baseAddress!, direction: direction) }
+        } else {
+            total = -kern
+            for part in parts {
+                for i in part {
+                    if clusterWidths[i] < 0 {
+                        scratch.removeAll(keepingCapacity: true)
+                        for b in charStart[i]..<charStart[i + 1] { scratch.append(CChar(bitPattern: bytes[b])) }
+                        scratch.append(0)
+                        clusterWidths[i] = scratch.withUnsafeBufferPointer {
+                            handle.width(ofCString: $0.baseAddress!, direction: direction)
+                        }
+                    }
+                    total += clusterWidths[i] + kern
+                }
+            }
+        }
+        widthMemo[key] = total
+        return total
+    }
+
+    /// The text of some characters.
+    private func text(_ parts: [Range<Int>]) -> String {
+        if parts.count == 1 {
+            return String(decoding: bytes[charStart[parts[0].lowerBound]..<charStart[parts[0].upperBound]], as: UTF8.self)
+        }
+        var utf8: [UInt8] = []
+        for part in parts { utf8.append(contentsOf: bytes[charStart[part.lowerBound]..<charStart[part.upperBound]]) }
+        return String(decoding: utf8, as: UTF8.self)
+    }
+
+    /// The width of drafts placed side by side: their widths plus the kern after each but the last.
+    private func width(of drafts: [Draft]) -> Int {
+        var total = 0
+        for (i, draft) in drafts.enumerated() {
+            total += draft.width
+            if i + 1 < drafts.count { total += styles[draft.style].kernPixels }
+        }
+        return total
+    }
+
+    private func contentWidth(_ content: [Range<Int>]) -> Int { width(of: drafts(content)) }
+
+    /// The index of the last of `count` candidates (ordered by growing width) that fits the
+    /// available width, or nil if none does. Starts from the estimates, then checks by measuring.
+    private func lastFitting(_ count: Int, estimate: (Int) -> Int, width: (Int) -> Int) -> Int? {
+        guard count > 0 else { return nil }
+        var i = 0
+        while i + 1 < count && estimate(i + 1) <= available { i += 1 }
+        if width(i) <= available {
+            while i + 1 < count && width(i + 1) <= available { i += 1 }
+            return i
+        }
+        while i > 0 {
+            i -= 1
+            if width(i) <= available { return i }
+        }
+        return nil
+    }
+
+    // MARK: - Breaking lines
+
+    /// The end of the line that starts at `start` in the paragraph ending at `end` (the spaces
+    /// after it included).
+    private func lineEnd(from start: Int, paragraphEnd end: Int, mode: LineBreakMode) -> Int {
+        // Collect break candidates while their estimated width fits, and one more.
+        var candidates: [Int] = []
+        var position = start
+        while let next = nextBreak(after: position, lineStart: start, paragraphEnd: end, mode: mode) {
+            candidates.append(next)
+            if estimate(start, trimmedEnd(start, next)) > available { break }
+            position = next
+        }
+        var i = 0
+        while i + 1 < candidates.count && estimate(start, trimmedEnd(start, candidates[i + 1])) <= available { i += 1 }
+        let fits = { (candidate: Int) -> Bool in
+            self.contentWidth([start..<self.trimmedEnd(start, candidate)]) <= self.available
+        }
+        if fits(candidates[i]) {
+            while true {
+                if i + 1 >= candidates.count {
+                    guard let more = nextBreak(after: candidates[i], lineStart: start, paragraphEnd: end, mode: mode) else { break }
+                    candidates.append(more)
+                }
+                // Skip shaping the longer line when the measured line plus the estimate of what
+                // it adds overflows by more than kerning and ligatures could ever take back.
+                let known = trimmedEnd(start, candidates[i]), next = trimmedEnd(start, candidates[i + 1])
+                let predicted = contentWidth([start..<known]) + estimate(known, next)
+                if predicted - estimateTolerance * (next - known) - 2 > available { break }
+                if fits(candidates[i + 1]) { i += 1 } else { break }
+            }
+            return candidates[i]
+        }
+        while i > 0 {
+            i -= 1
+            if fits(candidates[i]) { return candidates[i] }
+        }
+        // The first word does not fit alone: break it between characters (at least one).
+        let wordEnd = trimmedEnd(start, candidates[0])
+        let count = wordEnd - start
+        let chosen = lastFitting(count, estimate: { self.estimate(start, start + 1 + $0) },
+                                 width: { self.contentWidth([start..<(start + 1 + $0)]) }) ?? 0
+        return start + 1 + chosen
+    }
+
+    /// The next place after `position` where the line may end: after a run of spaces, after a
+    /// hyphen inside a word, at the paragraph's end, or (char wrapping) before any non-space.
+    private func nextBreak(after position: Int, lineStart: Int, paragraphEnd end: Int, mode: LineBreakMode) -> Int? {
+        guard position < end else { return nil }
+        var k = position + 1
+        while k < end {
+            if !isSpace(k) {
+                if mode == .charWrapping || isSpace(k - 1) { return k }
+                if charFlags[k - 1].contains(.hyphen) && k - 1 > lineStart && !isSpace(k - 2)
+                    && !charFlags[k - 2].contains(.hyphen) {
+                    return k
+                }
+            }
+            k += 1
+        }
+        return end
+    }
+
+    func build() throws(FontError) -> Output {
+        guard mainCount > 0 else { return Output(lines: [], size: .zero, isTruncated: false) }
+        var drafts: [LineDraft] = []
+        var lastContent = -1
+        for i in 0..<mainCount where !charFlags[i].contains(.space) && !charFlags[i].contains(.newline) { lastContent = i }
+
+        var truncated = false
+        var paragraphStart = 0
+        paragraphs: while true {
+            var paragraphEnd = paragraphStart
+            while paragraphEnd < mainCount && !charFlags[paragraphEnd].contains(.newline) { paragraphEnd += 1 }
+            let hasNewline = paragraphEnd < mainCount
+            let mode = styles[charStyle[min(paragraphStart, mainCount - 1)]].key.paragraphStyle.lineBreakMode
+            var start = paragraphStart
+            repeat {
+                if maximumNumberOfLines > 0 && drafts.count == maximumNumberOfLines {
+                    truncated = start <= lastContent
+                    break paragraphs
+                }
+                let end = paragraphEnd > start ? lineEnd(from: start, paragraphEnd: paragraphEnd, mode: mode) : start
+                let isLast = end >= paragraphEnd
+                let lineEnd = isLast && hasNewline ? paragraphEnd + 1 : end
+                drafts.append(LineDraft(start: start, end: lineEnd, content: [start..<trimmedEnd(start, end)],
+                                        paragraphStart: paragraphStart, isLastOfParagraph: isLast))
+                start = end
+            } while start < paragraphEnd
+            guard hasNewline else { break }
+            paragraphStart = paragraphEnd + 1
+        }
+
+        if truncated, var last = drafts.popLast() {
+            try truncate(&last)
+            drafts.append(last)
+        }
+        return place(drafts, isTruncated: truncated)
+    }
+
+    // MARK: - Truncation
+
+    private func truncate(_ line: inout LineDraft) throws(FontError) {
+        line.isTruncated = true
+        let paragraphStyle = styles[charStyle[line.paragraphStart]].key.paragraphStyle
+        if paragraphStyle.lineBreakMode == .clipping { return }
+        let start = line.start
+        let contentEnd = line.content.first?.upperBound ?? start
+        var paragraphEnd = start
+        while paragraphEnd < mainCount && !charFlags[paragraphEnd].contains(.newline) { paragraphEnd += 1 }
+        let restEnd = trimmedEnd(start, paragraphEnd)
+
+        // The truncation string takes what it lacks from the text next to the cut.
+        let neighbour: Int
+        switch paragraphStyle.lineBreakMode {
+        case .truncatingHead: neighbour = max(start, min(restEnd, mainCount) - 1)
+        default: neighbour = contentEnd > start ? contentEnd - 1 : start
+        }
+        let tokenStart = charStyle.count
+        try append(truncationString, inheriting: styles[charStyle[min(neighbour, mainCount - 1)]].key)
+        let token = tokenStart..<charStyle.count
+        let tokenEstimate = estimate(token.lowerBound, token.upperBound)
+
+        switch paragraphStyle.lineBreakMode {
+        case .truncatingHead:
+            // Keep the end of the paragraph: candidates from the most kept to the least, reversed.
+            var starts: [Int] = [restEnd]
+            var c = restEnd - 1
+            while c >= start {
+                if !isSpace(c) { starts.append(c) }
+                c -= 1
+            }
+            let chosen = lastFitting(starts.count, estimate: { tokenEstimate + self.estimate(starts[$0], restEnd) },
+                                     width: { self.contentWidth([token, starts[$0]..<restEnd]) }) ?? 0
+            line.content = [token, starts[chosen]..<restEnd]
+            line.start = starts[chosen]
+            line.end = min(mainCount, paragraphEnd + 1)
+        case .truncatingMiddle:
+            let total = restEnd - start
+            let parts = { (kept: Int) -> [Range<Int>] in
+                let head = self.trimmedEnd(start, start + (kept + 1) / 2)
+                var tail = restEnd - kept / 2
+                while tail < restEnd && self.isSpace(tail) { tail += 1 }
+                return [start..<head, token, tail..<restEnd]
+            }
+            let chosen = lastFitting(total + 1, estimate: { tokenEstimate + self.estimate(start, start + $0) },
+                                     width: { self.contentWidth(parts($0)) }) ?? 0
+            line.content = parts(chosen)
+            line.end = min(mainCount, paragraphEnd + 1)
+        default:
+            // Tail: drop whole characters from the end (and the spaces they leave) until it fits.
+            var ends: [Int] = [start]
+            for c in (start + 1)...max(start + 1, contentEnd) where c <= contentEnd && !isSpace(c - 1) { ends.append(c) }
+            let chosen = lastFitting(ends.count, estimate: { self.estimate(start, ends[$0]) + tokenEstimate },
+                                     width: { self.contentWidth([start..<ends[$0], token]) }) ?? 0
+            line.content = [start..<ends[chosen], token]
+            line.end = ends[chosen]
+        }
+    }
+
+    // MARK: - Placing
+
+    private func place(_ drafts: [LineDraft], isTruncated: Bool) -> Output {
+        struct Measured {
+            var segments: [Draft]
+            var width: Int
+            var ascent: Int
+            var below: Int
+            var rightToLeft: Bool
+            var alignment: TextAlignment
+            var spacing: Int
+        }
+        var measured: [Measured] = []
+        measured.reserveCapacity(drafts.count)
+        var widest = 0
+        var direction: (paragraph: Int, rightToLeft: Bool) = (-1, false)
+        for draft in drafts {
+            let paragraphStyle = styles[charStyle[min(draft.paragraphStart, mainCount - 1)]].key.paragraphStyle
+            if direction.paragraph != draft.paragraphStart {
+                // A paragraph runs right to left when its first strongly directional character does.
+                direction = (draft.paragraphStart, false)
+                var p = draft.paragraphStart
+                while p < mainCount && !charFlags[p].contains(.newline) {
+                    if charFlags[p].contains(.rightToLeft) { direction.rightToLeft = true; break }
+                    if charFlags[p].contains(.leftToRight) { break }
+                    p += 1
+                }
+            }
+            let rightToLeft = direction.rightToLeft
+            let justify = paragraphStyle.alignment == .justified && !draft.isLastOfParagraph
+                && !draft.isTruncated && !unlimited
+            var segments = self.drafts(draft.content, splittingSpaces: justify)
+            var lineWidth = width(of: segments)
+            if justify {
+                let gaps = segments.indices.filter { segments[$0].isGap }
+                if !gaps.isEmpty {
+                    let extra = available - lineWidth
+                    let base = extra / gaps.count
+                    let remainder = extra - base * gaps.count
+                    for (n, g) in gaps.enumerated() {
+                        segments[g].width += base + (n < abs(remainder) ? remainder.signum() : 0)
+                    }
+                    lineWidth = available
+                }
+            }
+            // Heights from the fonts drawn, or from the line's first character when it is empty.
+            var ascent = 0, below = 0
+            let used = segments.isEmpty ? [charStyle[min(draft.start, mainCount - 1)]] : segments.map(\.style)
+            for s in used {
+                let handle = styles[s].handle
+                ascent = max(ascent, handle.ascent)
+                below = max(below, handle.lineSkip - handle.ascent)
+            }
+            widest = max(widest, lineWidth)
+            measured.append(Measured(segments: segments, width: lineWidth, ascent: ascent, below: below,
+                                     rightToLeft: rightToLeft, alignment: paragraphStyle.alignment,
+                                     spacing: Int((paragraphStyle.lineSpacing * scale).rounded())))
+        }
+
+        let box = unlimited ? widest : available
+        var lines: [TextLayout.Line] = []
+        lines.reserveCapacity(drafts.count)
+        var y = 0
+        for (index, (draft, line)) in zip(drafts, measured).enumerated() {
+            if index > 0 { y += measured[index - 1].spacing }
+            let slack = max(0, box - line.width)
+            let offset: Int
+            switch line.alignment {
+            case .left, .justified: offset = line.rightToLeft && line.alignment == .justified ? slack : 0
+            case .right: offset = slack
+            case .center: offset = slack / 2
+            case .natural: offset = line.rightToLeft ? slack : 0
+            }
+            let baseline = y + line.ascent
+            // Visual order: a right-to-left paragraph's segments run from the right.
+            let order = line.rightToLeft ? Array(line.segments.indices.reversed()) : Array(line.segments.indices)
+            var x = offset
+            var segments: [TextLayout.Segment] = []
+            var texts = [String](repeating: "", count: line.segments.count)
+            for (n, i) in order.enumerated() {
+                let draft = line.segments[i]
+                if n > 0 {
+                    // The kern after a character separates it from the next one in logical order.
+                    let previous = line.segments[order[n - 1]]
+                    x += styles[(line.rightToLeft ? draft : previous).style].kernPixels
+                }
+                let text = self.text(draft.parts)
+                texts[i] = text
+                if !draft.isGap {
+                    segments.append(segment(draft, text: text, x: x, baseline: baseline))
+                }
+                x += draft.width
+            }
+            let range = attributedRange(draft.start, max(draft.start, draft.end))
+            lines.append(TextLayout.Line(
+                range: range, text: texts.joined(),
+                origin: CGPoint(x: CGFloat(offset) / scale, y: CGFloat(y) / scale),
+                width: CGFloat(line.width) / scale, height: CGFloat(line.ascent + line.below) / scale,
+                baseline: CGFloat(baseline) / scale, segments: segments, isTruncated: draft.isTruncated))
+            y += line.ascent + line.below
+        }
+        return Output(lines: lines, size: CGSize(width: CGFloat(widest) / scale, height: CGFloat(y) / scale),
+                      isTruncated: isTruncated)
+    }
+
+    private func segment(_ draft: Draft, text: String, x: Int, baseline: Int) -> TextLayout.Segment {
+        let style = styles[draft.style]
+        var pieces: [(text: String, x: Int)] = []
+        if style.kernPixels != 0 {
+            var pen = 0
+            for i in draft.parts.joined() {
+                let w = clusterWidths[i]
+                if !isSpace(i) {
+                    pieces.append((self.text([i..<(i + 1)]), draft.script == nil ? pen : draft.width - pen - w))
+                }
+                pen += w + style.kernPixels
+            }
+        }
+        return TextLayout.Segment(
+            text: text, font: style.key.font, color: style.key.color, shadow: style.key.shadow,
+            kern: style.key.kern, isRightToLeft: draft.script != nil, containsTruncationString: draft.parts.contains { $0.upperBound > mainCount },
+            scale: scale, pixelX: x, pixelBaseline: baseline, pixelWidth: draft.width, handle: style.handle,
+            direction: draft.script.map { .rightToLeft($0) } ?? .leftToRight, pieces: pieces)
+    }
+
+    /// The attributed string's range of main-string characters `start..<end`.
+    private func attributedRange(_ start: Int, _ end: Int) -> Range<AttributedString.Index> {
+        let lower = string.utf8.index(string.startIndex, offsetBy: charStart[min(start, mainCount)])
+        let upper = string.utf8.index(string.startIndex, offsetBy: charStart[min(end, mainCount)])
+        return lower..<upper
+    }
+}
