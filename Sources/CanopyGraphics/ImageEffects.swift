@@ -28,11 +28,16 @@ public enum ImageEffects {
     /// The result has the input's pixel size and scale. `isCancelled` is polled at the start and
     /// then every 0.05 to 0.15 ms of work; once it returns true the call returns nil at once,
     /// without polling again. Any thread may call this, several at a time.
+    ///
+    /// `allowsDownscaling: false` always blurs at full resolution (the naive path, for
+    /// comparisons); the default takes the shrink-blur-grow shortcut where it is within bound.
     public static func blur(_ image: Bitmap, radius: CGFloat, tintColor: Color? = nil,
                             saturationDeltaFactor: CGFloat = 1, maskImage: Bitmap? = nil,
+                            allowsDownscaling: Bool = true,
                             isCancelled: () -> Bool = { false }) -> Bitmap? {
         blur(image, radius: radius, tintColor: tintColor, saturationDeltaFactor: saturationDeltaFactor,
-             maskImage: maskImage, minimumDownscaledSigma: minimumDownscaledSigma, isCancelled: isCancelled)
+             maskImage: maskImage, minimumDownscaledSigma: allowsDownscaling ? minimumDownscaledSigma : nil,
+             isCancelled: isCancelled)
     }
 
     // MARK: Parameters

@@ -1,4 +1,5 @@
 import Canopy
+import CanopyGraphics
 import CanopySDL
 import Foundation
 
@@ -11,7 +12,35 @@ extension BenchCommand {
     func execute() throws {
         var options = collection
         if options.cards == nil { options.cards = 1000 }
-        let session = try Session(collection: options, headless: true)
+        let content = try Content.load(options)
+        var report = BenchReport(environment: .init(cores: ProcessInfo.processInfo.activeProcessorCount))
+        if scenario.contains(.scrolling) {
+            try runScrolling(options: options, content: content, into: &report)
+        }
+        if scenario.contains(.graphics) {
+            do {
+                try GraphicsLibrary.initialize()
+            } catch {
+                throw UserFacingError(message: error.message, status: 1)
+            }
+            print("bench: graphics, each step on one thread, median of 31 runs after a warm-up")
+            let results = try GraphicsBenchmark(resources: content.resources, deck: content.deck).run()
+            report.graphics = results
+            print(GraphicsBenchmark.table(results))
+        }
+        if let json {
+            do {
+                try report.writeJSON(to: json)
+                print("wrote \(json)")
+            } catch {
+                throw UserFacingError(message: "\(json): cannot write (\(error.localizedDescription))", status: 1)
+            }
+        }
+    }
+
+    @MainActor
+    private func runScrolling(options: CollectionOptions, content: Content, into report: inout BenchReport) throws {
+        let session = try Session(collection: options, headless: true, content: content)
         defer { session.app.close() }
         let app = session.app, viewer = session.viewer
         app.showsFPS = true
@@ -25,7 +54,10 @@ extension BenchCommand {
             if modes.isEmpty { return }
         }
         let size = options.size ?? Session.defaultSize
-        print("bench: \(viewer.itemCount) cards, \(size) pt, \(duration) s per run, \(app.rendererName) renderer (\(app.videoDriver)), paced at 60 Hz")
+        print("bench: scrolling \(viewer.itemCount) cards, \(size) pt, \(duration) s per run, \(app.rendererName) renderer (\(app.videoDriver)), paced at 60 Hz")
+        report.environment.renderer = app.rendererName
+        report.environment.videoDriver = app.videoDriver
+        report.environment.size = size.description
 
         var runs: [BenchRun] = []
         for mode in modes {
@@ -33,19 +65,8 @@ extension BenchCommand {
                 runs.append(measure(mode: mode, speed: speed, app: app, viewer: viewer))
             }
         }
-        let report = BenchReport(
-            environment: .init(renderer: app.rendererName, videoDriver: app.videoDriver, size: size.description,
-                               cores: ProcessInfo.processInfo.activeProcessorCount),
-            runs: runs)
+        report.runs = runs
         print(report.table)
-        if let json {
-            do {
-                try report.writeJSON(to: json)
-                print("wrote \(json)")
-            } catch {
-                throw UserFacingError(message: "\(json): cannot write (\(error.localizedDescription))", status: 1)
-            }
-        }
     }
 
     /// One run: scroll at constant speed, bouncing at the ends, for `duration` seconds.

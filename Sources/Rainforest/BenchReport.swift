@@ -39,9 +39,9 @@ struct BenchRun: Codable, Sendable, Equatable {
 /// Everything `rainforest bench` reports.
 struct BenchReport: Codable, Sendable {
     struct Environment: Codable, Sendable {
-        var renderer: String
-        var videoDriver: String
-        var size: String
+        var renderer: String?
+        var videoDriver: String?
+        var size: String?
         var cores: Int
         enum CodingKeys: String, CodingKey {
             case renderer, size, cores
@@ -49,12 +49,15 @@ struct BenchReport: Codable, Sendable {
         }
     }
     var environment: Environment
-    var runs: [BenchRun]
+    /// The scrolling runs, when that scenario ran.
+    var runs: [BenchRun]?
+    /// The graphics steps, by their fixed names, when that scenario ran.
+    var graphics: [String: GraphicsBenchmark.Result]?
 
     /// The table printed after a run: one row per run, columns right-aligned.
     var table: String {
         let header = ["mode", "speed", "frames", "dropped", "fps", "p50 ms", "p90 ms", "p99 ms", "max ms", "rss MB"]
-        let rows = runs.map { r in
+        let rows = (runs ?? []).map { r in
             [r.mode, String(format: "%.0f", r.speed), "\(r.frames)", "\(r.droppedFrames)", String(format: "%.1f", r.fps),
              String(format: "%.2f", r.mainMs.p50), String(format: "%.2f", r.mainMs.p90),
              String(format: "%.2f", r.mainMs.p99), String(format: "%.2f", r.mainMs.max), String(format: "%.1f", r.rssMbPeak)]

@@ -57,6 +57,27 @@ struct BenchCommand: ParsableCommand {
         case async, sync, both
     }
 
+    /// What to measure: the scripted scroll, the drawing steps of a card on one core.
+    enum Scenario: String, CaseIterable, Sendable {
+        case scrolling, graphics
+
+        static func parseList(_ text: String) throws -> [Scenario] {
+            let names = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            let all = names.contains("all") ? Scenario.allCases : try names.map { name in
+                guard let scenario = Scenario(rawValue: name) else {
+                    throw ValidationError("unknown scenario '\(name)'; choose from \(allCases.map(\.rawValue).joined(separator: ", ")), all")
+                }
+                return scenario
+            }
+            guard !all.isEmpty else { throw ValidationError("name at least one scenario") }
+            return all
+        }
+    }
+
+    @Option(help: ArgumentHelp("What to measure, comma-separated: scrolling, graphics, or all.", valueName: "LIST"),
+            transform: Scenario.parseList)
+    var scenario: [Scenario] = [.scrolling]
+
     @Option(help: "async (Canopy), sync (the main-thread mode) or both.")
     var mode: Mode = .async
 

@@ -3,23 +3,20 @@ import CanopyGraphics
 import CanopySDL
 import Foundation
 
-/// What every command sets up: the resources, the fonts, the cards, the application and the
-/// viewer on it.
-@MainActor
-struct Session {
+/// The cards and what they need: the resources folder, the fonts registered, the deck with
+/// every photo's size. No window.
+struct Content {
     let resources: Resources
     let deck: CardDeck
-    let app: Application
-    let viewer: Viewer
 
-    static let defaultSize = WindowSize(width: 1280, height: 800)
-
-    init(collection: CollectionOptions, headless: Bool, title: String = "Rainforest") throws(UserFacingError) {
+    static func load(_ collection: CollectionOptions) throws(UserFacingError) -> Content {
+        let resources: Resources
         do {
             resources = try Resources.locate(override: collection.resources)
         } catch {
             throw UserFacingError(message: error.message)
         }
+        let deck: CardDeck
         do {
             deck = try CardDeck.load(resources: resources, itemCount: collection.cards)
         } catch {
@@ -28,12 +25,33 @@ struct Session {
         if FontRegistry.shared.registerFonts(inDirectory: resources.fontsDirectory.path) == 0 {
             throw UserFacingError(message: "\(resources.fontsDirectory.path): no fonts found (expected Lato-*.ttf)")
         }
+        return Content(resources: resources, deck: deck)
+    }
+}
+
+/// What every windowed or headless command sets up: the content, the application and the
+/// viewer on it.
+@MainActor
+struct Session {
+    let content: Content
+    let app: Application
+    let viewer: Viewer
+
+    static let defaultSize = WindowSize(width: 1280, height: 800)
+
+    init(collection: CollectionOptions, headless: Bool, title: String = "Rainforest",
+         content preloaded: Content? = nil) throws(UserFacingError) {
+        if let preloaded {
+            content = preloaded
+        } else {
+            content = try Content.load(collection)
+        }
         let size = collection.size ?? Self.defaultSize
         do {
             app = try Application(options: .init(title: title, size: size.cgSize, headless: headless))
         } catch {
             throw UserFacingError(message: error.message, status: 1)
         }
-        viewer = Viewer(app: app, deck: deck)
+        viewer = Viewer(app: app, deck: content.deck)
     }
 }

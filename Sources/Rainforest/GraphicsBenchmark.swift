@@ -1,0 +1,109 @@
+import CanopyGraphics
+import Foundation
+
+/// `bench --scenario graphics`: what each step of drawing a card costs on one core (every step
+/// runs on the calling thread alone), as the median of repeated runs, beside the naive full-resolution blur. The step names are fixed:
+/// other tools read them from the JSON.
+struct GraphicsBenchmark {
+    static let steps = ["decode_jpeg_1080p", "decode_webp_1080p", "header_read", "downscale_to_card",
+                        "blur_card_1x", "blur_card_2x", "text_description", "card_1x", "naive_blur_full_res"]
+
+    let resources: Resources
+    let deck: CardDeck
+    /// Timed runs per step (after one untimed warm-up run).
+    var repetitions = 31
+
+    struct Result: Codable, Sendable, Equatable {
+        var medianMs: Double
+        var runs: Int
+        enum CodingKeys: String, CodingKey {
+            case medianMs = "median_ms"
+            case runs
+        }
+    }
+
+    /// Runs every step; throws a user-facing error if a resource is missing.
+    func run() throws(UserFacingError) -> [String: Result] {
+        let jpeg = resources.imageURL("images/red-panda.jpg").path        // 1920 x 1080 baseline JPEG
+        let webp = resources.imageURL("images/kingfisher.webp").path      // 1920 x 1080 lossy WebP
+        let photo: Bitmap
+        do {
+            photo = try ImageDecoder.decode(contentsOf: jpeg)
+            _ = try ImageDecoder.decode(contentsOf: webp)
+        } catch {
+            throw UserFacingError(message: "bench: \(error.description)")
+        }
+        let card = deck.entries.first { $0.card.image == "images/red-panda.jpg" }?.card
+            ?? deck.entries[0].card
+        // "Decode cached": the card draws from the photo as the image cache holds it, decoded to
+        // cover the card at its scale.
+        let photoSize = CGSize(width: photo.width, height: photo.height)
+        let cached: Bitmap
+        do {
+            cached = try ImageDecoder.decode(contentsOf: jpeg, fitting: CardArtist.photoPixelSize(photoSize: photoSize, scale: 1))
+        } catch {
+            throw UserFacingError(message: "bench: \(error.description)")
+        }
+        let artist = CardArtist(name: card.name, description: card.description, photo: cached, photoSize: photoSize)
+        let cardSize = artist.size
+        let background1x = Resampler.resize(photo, toPixelWidth: Int(cardSize.width), pixelHeight: Int(cardSize.height))
+        let resized2x = Resampler.resize(photo, toPixelWidth: Int(cardSize.width * 2), pixelHeight: Int(cardSize.height * 2))
+        let background2x = Bitmap(width: resized2x.width, height: resized2x.height, bytesPerRow: resized2x.bytesPerRow,
+                                  scale: 2, pixels: resized2x.pixels)
+        let fullResolution = Bitmap(width: photo.width, height: photo.height, bytesPerRow: photo.bytesPerRow,
+                                    scale: 1, pixels: photo.pixels)
+        let description = AttributedString(card.description, font: CardArtist.descriptionFont, color: .white,
+                                           shadow: CardArtist.textShadow)
+
+        var results: [String: Result] = [:]
+        func measure(_ name: String, _ body: () throws -> Void) throws(UserFacingError) {
+            do {
+                try body() // warm-up: caches, page faults, lazily opened fonts
+                var times: [Double] = []
+                for _ in 0..<repetitions {
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    try body()
+                    times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                }
+                results[name] = Result(medianMs: times.sorted()[times.count / 2], runs: times.count)
+            } catch {
+                throw UserFacingError(message: "bench: \(name): \(error)")
+            }
+        }
+        try measure("decode_jpeg_1080p") { _ = try ImageDecoder.decode(contentsOf: jpeg) }
+        try measure("decode_webp_1080p") { _ = try ImageDecoder.decode(contentsOf: webp) }
+        try measure("header_read") { _ = try ImageHeader.read(contentsOf: jpeg) }
+        try measure("downscale_to_card") { _ = Resampler.resize(photo, toPixelWidth: 320, pixelHeight: 180) }
+        try measure("blur_card_1x") {
+            _ = ImageEffects.blur(background1x, radius: CardArtist.blurRadius, tintColor: CardArtist.blurTint,
+                                  saturationDeltaFactor: CardArtist.blurSaturation)
+        }
+        try measure("blur_card_2x") {
+            _ = ImageEffects.blur(background2x, radius: CardArtist.blurRadius, tintColor: CardArtist.blurTint,
+                                  saturationDeltaFactor: CardArtist.blurSaturation)
+        }
+        try measure("text_description") {
+            let context = GraphicsContext(size: CGSize(width: 272, height: 260), scale: 1, fill: .black)
+            let layout = try TextLayout(description, width: 272, maximumNumberOfLines: 13, scale: 1)
+            layout.draw(in: context, at: .zero)
+        }
+        try measure("card_1x") { _ = try artist.draw(scale: 1) }
+        try measure("naive_blur_full_res") {
+            _ = ImageEffects.blur(fullResolution, radius: CardArtist.blurRadius, tintColor: CardArtist.blurTint,
+                                  saturationDeltaFactor: CardArtist.blurSaturation, allowsDownscaling: false)
+        }
+        return results
+    }
+
+    /// The table: one row per step, and the naive blur's cost as a ratio of the card's blur.
+    static func table(_ results: [String: Result]) -> String {
+        var rows = [["step", "median ms"]]
+        for step in steps { if let r = results[step] { rows.append([step, String(format: "%.3f", r.medianMs)]) } }
+        var text = BenchReport.format(rows)
+        if let naive = results["naive_blur_full_res"], let card = results["blur_card_1x"], let card2 = results["blur_card_2x"] {
+            text += String(format: "\nnaive full-resolution blur / card blur: %.1fx at 1x, %.1fx at 2x",
+                           naive.medianMs / card.medianMs, naive.medianMs / card2.medianMs)
+        }
+        return text
+    }
+}
