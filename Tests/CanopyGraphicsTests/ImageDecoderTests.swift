@@ -6,23 +6,16 @@ import XCTest
 final class ImageDecoderTests: XCTestCase {
     // MARK: Fixtures
 
-    /// Resources/images at the package root, three levels above this file.
-    private static let imagesDirectory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // CanopyGraphicsTests
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // the package root
-        .appendingPathComponent("Resources/images")
+    private static let imagesDirectory = Fixtures.imagesDirectory
 
-    private static let convertPath = "/usr/bin/convert"
+    private static let convertPath = Fixtures.convertPath
 
     private var scratch: URL!
 
     override func setUpWithError() throws {
         try super.setUpWithError()
         try GraphicsLibrary.initialize()
-        scratch = FileManager.default.temporaryDirectory
-            .appendingPathComponent("ImageDecoderTests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        scratch = try Fixtures.makeScratch("ImageDecoderTests")
     }
 
     override func tearDownWithError() throws {

@@ -5,12 +5,7 @@ import XCTest
 final class ImageEffectsTests: XCTestCase {
     // MARK: Fixtures
 
-    /// Resources/images at the package root, three levels above this file.
-    private static let imagesDirectory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // CanopyGraphicsTests
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // the package root
-        .appendingPathComponent("Resources/images")
+    private static let imagesDirectory = Fixtures.imagesDirectory
 
     /// The card's tint: white 0.5 at alpha 0.3, premultiplied (0.15, 0.15, 0.15, 0.3).
     private let cardTint = Color(white: 0.5, alpha: 0.3)

@@ -25,22 +25,15 @@ final class ImageHeaderTests: XCTestCase {
         ("swallowtail-caterpillar.webp", 1920, 1080, .webp),
     ]
 
-    /// Resources/images at the package root, three levels above this file.
-    private static let imagesDirectory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // CanopyGraphicsTests
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // the package root
-        .appendingPathComponent("Resources/images")
+    private static let imagesDirectory = Fixtures.imagesDirectory
 
-    private static let convertPath = "/usr/bin/convert"
+    private static let convertPath = Fixtures.convertPath
 
     private var scratch: URL!
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        scratch = FileManager.default.temporaryDirectory
-            .appendingPathComponent("ImageHeaderTests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        scratch = try Fixtures.makeScratch("ImageHeaderTests")
     }
 
     override func tearDownWithError() throws {
