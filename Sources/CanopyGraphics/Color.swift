@@ -21,7 +21,8 @@ public struct Color: Sendable, Hashable, CustomStringConvertible {
 
     /// Hue, saturation and brightness in 0...1, as UIColor(hue:saturation:brightness:alpha:).
     public init(hue: CGFloat, saturation: CGFloat, brightness: CGFloat, alpha: CGFloat = 1) {
-        let h = (hue - hue.rounded(.down)) * 6
+        let finiteHue = hue.isFinite ? hue : 0
+        let h = (finiteHue - finiteHue.rounded(.down)) * 6
         let s = Color.clamp(saturation), v = Color.clamp(brightness)
         let sector = Int(h) % 6
         let f = h - CGFloat(Int(h))

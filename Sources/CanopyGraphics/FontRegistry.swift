@@ -30,8 +30,12 @@ public final class FontRegistry: Sendable {
     private struct HandleKey: Hashable { var path: String; var pixelSize: Int }
 
     private let faces = Mutex<[FaceKey: String]>([:])
-    /// The global open lock: every TTF_OpenFont happens while holding it.
-    private let handles = Mutex<[HandleKey: FontHandle]>([:])
+    /// The open fonts of every registry, by file and pixel size, behind the one global lock
+    /// under which every TTF_OpenFont happens (SDL_ttf shares one FreeType library between
+    /// all fonts). Registries that name the same file share its handles.
+    private static let openFonts = Mutex<[HandleKey: FontHandle]>([:])
+    /// The largest pixel size a font is opened at.
+    static let maximumPixelSize = 4096
 
     public init() {}
 
@@ -86,9 +90,10 @@ public final class FontRegistry: Sendable {
     /// The open handle for a face at a pixel size, opening it (under the global lock) on first use.
     func handle(for font: Font, scale: CGFloat) throws(FontError) -> FontHandle {
         let path = try path(for: font)
-        let pixelSize = max(1, Int((font.size * scale).rounded()))
+        let requested = font.size * scale
+        let pixelSize = requested.isFinite ? min(Self.maximumPixelSize, max(1, Int(requested.rounded()))) : 16
         let key = HandleKey(path: path, pixelSize: pixelSize)
-        return try handles.withLock { (table: inout [HandleKey: FontHandle]) throws(FontError) -> FontHandle in
+        return try Self.openFonts.withLock { (table: inout [HandleKey: FontHandle]) throws(FontError) -> FontHandle in
             if let open = table[key] { return open }
             guard let ttf = TTF_OpenFont(path, Int32(pixelSize)) else {
                 throw FontError.cannotOpen(path: path, reason: String(cString: SDL_GetError()))

@@ -159,12 +159,13 @@ public final class GraphicsContext {
 
     /// Strokes a rounded rect's outline centred on the edge: the outer edge has radius
     /// `cornerRadius + lineWidth / 2`, the inner `cornerRadius - lineWidth / 2` (square when that is ≤ 0).
+    /// With no corner radius both edges are square (Core Graphics' default miter join).
     public func strokeRoundedRect(_ rect: CGRect, cornerRadius: CGFloat, with color: Color, lineWidth: CGFloat) {
         guard rect.hasFiniteGeometry, lineWidth > 0, lineWidth.isFinite else { return }
         let r = rect.standardized
         let radius = clampedRadius(cornerRadius, r)
         let half = lineWidth / 2
-        let outer = roundedShape(r.insetBy(dx: -half, dy: -half), cornerRadius: radius + half, clamp: false)
+        let outer = roundedShape(r.insetBy(dx: -half, dy: -half), cornerRadius: radius > 0 ? radius + half : 0, clamp: false)
         let innerRect = r.insetBy(dx: half, dy: half)
         var inner: RoundShape?
         if r.width > lineWidth && r.height > lineWidth {

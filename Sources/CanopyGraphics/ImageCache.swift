@@ -97,6 +97,7 @@ public final class ImageCache: Sendable {
             return bitmap
         case .wait(let signal):
             signal.semaphore.wait()
+            signal.semaphore.signal() // pass the wake-up on to the next waiter
             guard let outcome = signal.outcome.withLock({ $0 }) else {
                 preconditionFailure("ImageCache: woken without an outcome")
             }
@@ -110,15 +111,17 @@ public final class ImageCache: Sendable {
             }
             signal.outcome.withLock { $0 = outcome }
             let capacity = capacityBytes
-            let waiters = state.withLock { state -> Int in
-                let flight = state.flights.removeValue(forKey: key)
-                // A removeAll() or remove during the load makes its result stale: hand it out, keep it not.
-                if case .success(let bitmap) = outcome, let flight, flight.generation == state.generation {
+            state.withLock { state in
+                // A removal during the load detached this flight (later callers started a load
+                // of their own) and makes its result stale: hand it out, keep it not.
+                guard let flight = state.flights[key], flight.signal === signal else { return }
+                state.flights[key] = nil
+                if case .success(let bitmap) = outcome, flight.generation == state.generation {
                     state.insert(bitmap, for: key, capacity: capacity)
                 }
-                return flight?.waiters ?? 0
             }
-            for _ in 0..<waiters { signal.semaphore.signal() }
+            // One wake-up: each waiter passes it on, so every waiter wakes however many joined.
+            signal.semaphore.signal()
             return try outcome.get()
         }
     }
@@ -128,11 +131,13 @@ public final class ImageCache: Sendable {
         state.withLock { $0.use(key) }
     }
 
-    /// Forgets the bitmap for `key`. Loads in flight (of any key) still reach their callers but
-    /// are not cached, so a stale decode cannot come back. Any thread.
+    /// Forgets the bitmap for `key`. Loads in flight still reach the callers already waiting
+    /// for them but are not cached, and a later request for the key starts a new load, so a
+    /// stale decode cannot come back. Any thread.
     public func removeBitmap(for key: Key) {
         state.withLock { state in
             state.remove(key)
+            state.flights[key] = nil
             state.generation &+= 1
         }
     }
@@ -142,6 +147,7 @@ public final class ImageCache: Sendable {
     public func removeBitmaps(forPath path: String) {
         state.withLock { state in
             for key in state.entries.keys where key.path == path { state.remove(key) }
+            state.flights = state.flights.filter { $0.key.path != path }
             state.generation &+= 1
         }
     }
@@ -154,6 +160,7 @@ public final class ImageCache: Sendable {
             state.newest = nil
             state.oldest = nil
             state.totalBytes = 0
+            state.flights.removeAll()
             state.generation &+= 1
         }
     }
@@ -194,7 +201,8 @@ public final class ImageCache: Sendable {
         case load(Signal)
     }
 
-    /// How a load's waiters learn its outcome: the loader stores it, then signals once per waiter.
+    /// How a load's waiters learn its outcome: the loader stores it and signals once; each
+    /// waiter, woken, signals again for the next.
     private final class Signal: Sendable {
         let semaphore = DispatchSemaphore(value: 0)
         let outcome = Mutex<Result<Bitmap, ImageError>?>(nil)

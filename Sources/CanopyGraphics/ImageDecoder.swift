@@ -15,8 +15,9 @@ import Foundation
 /// target, which keeps those libraries' longjmp error handling away from Swift frames), so calls
 /// share no decoder state.
 ///
-/// Memory: JPEG (single-scan), non-interlaced PNG and lossy WebP are decoded as streams, so a
-/// decode `fitting` a small size needs little more than the result, whatever the file's size.
+/// Memory: JPEG (single-scan) and non-interlaced PNG are decoded as streams, so a decode
+/// `fitting` a small size needs little more than the result, whatever the image's size; lossy
+/// WebP is read into memory whole (the compressed file) and decoded straight to the target size.
 /// Decoders that must hold the whole image (GIF, BMP, interlaced PNG, multi-scan/progressive JPEG
 /// and lossless WebP) refuse images over `maximumWholeImagePixels` as `tooLarge`.
 ///

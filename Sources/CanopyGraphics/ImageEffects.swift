@@ -24,6 +24,10 @@ public enum ImageEffects {
     /// - With `maskImage` (its alpha, stretched to the image's size), that effect — blur,
     ///   saturation and tint — is drawn through the mask over the original image, source-over:
     ///   where the mask is clear the original shows unchanged.
+    /// - Where this differs from Apple's recipe: the recipe draws the effect over the original
+    ///   even without a mask, and fills the tint over everything after the mask. For an opaque
+    ///   image without a mask (a card's photo) the results are the same; for translucent images
+    ///   or with a mask they differ.
     ///
     /// The result has the input's pixel size and scale. `isCancelled` is polled at the start and
     /// then every 0.05 to 0.15 ms of work; once it returns true the call returns nil at once,

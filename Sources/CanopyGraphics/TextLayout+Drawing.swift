@@ -65,7 +65,7 @@ extension TextLayout {
             maxX = max(maxX, m.x + m.mask.width); maxY = max(maxY, m.y + m.mask.height)
         }
         // Three box blurs of about 1.88 sigma each spread ink about 2.8 sigma out.
-        let sigma = shadow.blurRadius * scale
+        let sigma = TextShadow.usableBlurRadius(shadow.blurRadius) * scale
         let pad = sigma > 0 ? Int((sigma * 2.9).rounded(.up)) + 2 : 0
         let width = maxX - minX + 2 * pad, height = maxY - minY + 2 * pad
         guard width > 0, height > 0 else { return }

@@ -124,7 +124,7 @@ final class TextLayoutBuilder {
             let key = TextStyleKey(
                 font: run.font ?? inherited?.font ?? TextLayout.defaultFont,
                 color: run.foregroundColor ?? inherited?.color ?? TextLayout.defaultForegroundColor,
-                kern: run.kern ?? 0,
+                kern: run.kern.map { $0.isFinite ? min(1000, max(-1000, $0)) : 0 } ?? 0,
                 shadow: run.shadow ?? inherited?.shadow,
                 paragraphStyle: run.paragraphStyle ?? inherited?.paragraphStyle ?? .default)
             let end = text.utf8.distance(from: text.startIndex, to: run.range.upperBound)
@@ -559,7 +559,8 @@ final class TextLayoutBuilder {
             widest = max(widest, lineWidth)
             measured.append(Measured(segments: segments, width: lineWidth, ascent: ascent, below: below,
                                      rightToLeft: rightToLeft, alignment: paragraphStyle.alignment,
-                                     spacing: Int((paragraphStyle.lineSpacing * scale).rounded())))
+                                     spacing: paragraphStyle.lineSpacing.isFinite
+                                         ? Int((min(10_000, max(-10_000, paragraphStyle.lineSpacing)) * scale).rounded()) : 0))
         }
 
         let box = unlimited ? widest : available

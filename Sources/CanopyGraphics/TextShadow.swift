@@ -11,6 +11,14 @@ public struct TextShadow: Sendable, Hashable {
                 blurRadius: CGFloat = 0) {
         self.color = color
         self.offset = offset
-        self.blurRadius = max(0, blurRadius)
+        self.blurRadius = Self.usableBlurRadius(blurRadius)
+    }
+
+    /// The largest blur radius drawn, in points; larger (or non-finite) values are clamped.
+    public static let maximumBlurRadius: CGFloat = 100
+
+    /// A blur radius as drawing uses it: 0...maximumBlurRadius, NaN as 0.
+    static func usableBlurRadius(_ radius: CGFloat) -> CGFloat {
+        radius.isNaN ? 0 : min(maximumBlurRadius, max(0, radius))
     }
 }

@@ -26,6 +26,7 @@ extension BenchCommand {
             print("bench: graphics, each step on one thread, median of 31 runs after a warm-up")
             let results = try GraphicsBenchmark(resources: content.resources, deck: content.deck).run()
             report.graphics = results
+            report.graphicsRatios = GraphicsBenchmark.naiveBlurRatios(results)
             print(GraphicsBenchmark.table(results))
         }
         if let json {

@@ -53,6 +53,13 @@ struct BenchReport: Codable, Sendable {
     var runs: [BenchRun]?
     /// The graphics steps, by their fixed names, when that scenario ran.
     var graphics: [String: GraphicsBenchmark.Result]?
+    /// The naive full-resolution blur's cost as a ratio of the card blur's.
+    var graphicsRatios: [String: Double]?
+
+    enum CodingKeys: String, CodingKey {
+        case environment, runs, graphics
+        case graphicsRatios = "graphics_ratios"
+    }
 
     /// The table printed after a run: one row per run, columns right-aligned.
     var table: String {

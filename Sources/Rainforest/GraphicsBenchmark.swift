@@ -95,14 +95,22 @@ struct GraphicsBenchmark {
         return results
     }
 
+    /// The naive full-resolution blur's cost over the card blur's, at 1x and 2x.
+    static func naiveBlurRatios(_ results: [String: Result]) -> [String: Double]? {
+        guard let naive = results["naive_blur_full_res"], let card = results["blur_card_1x"],
+              let card2 = results["blur_card_2x"] else { return nil }
+        return ["naive_over_blur_card_1x": naive.medianMs / card.medianMs,
+                "naive_over_blur_card_2x": naive.medianMs / card2.medianMs]
+    }
+
     /// The table: one row per step, and the naive blur's cost as a ratio of the card's blur.
     static func table(_ results: [String: Result]) -> String {
         var rows = [["step", "median ms"]]
         for step in steps { if let r = results[step] { rows.append([step, String(format: "%.3f", r.medianMs)]) } }
         var text = BenchReport.format(rows)
-        if let naive = results["naive_blur_full_res"], let card = results["blur_card_1x"], let card2 = results["blur_card_2x"] {
+        if let ratios = naiveBlurRatios(results) {
             text += String(format: "\nnaive full-resolution blur / card blur: %.1fx at 1x, %.1fx at 2x",
-                           naive.medianMs / card.medianMs, naive.medianMs / card2.medianMs)
+                           ratios["naive_over_blur_card_1x"]!, ratios["naive_over_blur_card_2x"]!)
         }
         return text
     }

@@ -248,3 +248,42 @@ final class ImageCacheTests: XCTestCase {
         }
     }
 }
+
+final class ImageCacheRemovalTests: XCTestCase {
+    /// A request that comes after the file was said to change must not join the decode of the
+    /// old file: it starts a load of its own.
+    func testARequestAfterARemovalDoesNotJoinTheStaleLoad() throws {
+        let cache = ImageCache(capacityBytes: 1 << 20)
+        let key = ImageCache.Key(path: "/photos/a.png", fitting: nil)
+        let firstStarted = DispatchSemaphore(value: 0), releaseFirst = DispatchSemaphore(value: 0)
+        let old = Bitmap(width: 1, height: 1, fill: .red), new = Bitmap(width: 1, height: 1, fill: .blue)
+        let firstResult = Box<Bitmap?>(nil)
+        let first = Thread {
+            firstResult.value = try? cache.bitmap(for: key) { () throws(ImageError) -> Bitmap in
+                firstStarted.signal()
+                releaseFirst.wait()
+                return old
+            }
+        }
+        first.start()
+        firstStarted.wait()
+        cache.removeBitmaps(forPath: "/photos/a.png") // the file changed while it was decoding
+        let second = try cache.bitmap(for: key) { () throws(ImageError) -> Bitmap in new }
+        XCTAssertTrue(second === new, "a fresh load, not the stale one")
+        releaseFirst.signal()
+        while firstResult.value == nil { Thread.sleep(forTimeInterval: 0.005) }
+        XCTAssertTrue(firstResult.value === old, "the first caller still gets its own result")
+        XCTAssertTrue(cache.cachedBitmap(for: key) === new, "and the stale one is not cached over the new")
+    }
+}
+
+/// A value shared with another thread in tests.
+private final class Box<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: T
+    init(_ value: T) { stored = value }
+    var value: T {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
