@@ -52,10 +52,18 @@ public final class GraphicsContext {
         coverageSteps.initialize(repeating: 0, count: pixelWidth + 2)
     }
 
-    /// A context `size` points big: ceil(size * scale) pixels.
+    /// The largest side a context has, in pixels; larger (or non-finite) sizes are clamped.
+    public static let maximumPixelSide = 32768
+
+    /// A context `size` points big: ceil(size * scale) pixels (each side at most
+    /// `maximumPixelSide`; a non-finite size or scale gives an empty context).
     public convenience init(size: CGSize, scale: CGFloat = 1, fill: Color? = nil) {
         // A hair of tolerance so that e.g. 100.1 * 10 = 1001.0000000000001 stays 1001 pixels.
-        func pixels(_ v: CGFloat) -> Int { max(0, Int((Double(v * scale) - 1e-9).rounded(.up))) }
+        func pixels(_ v: CGFloat) -> Int {
+            let p = Double(v * scale) - 1e-9
+            guard p.isFinite, p > 0 else { return 0 }
+            return min(Self.maximumPixelSide, Int(min(p, Double(Self.maximumPixelSide)).rounded(.up)))
+        }
         self.init(pixelWidth: pixels(size.width), pixelHeight: pixels(size.height), scale: scale, fill: fill)
     }
 
@@ -86,6 +94,7 @@ public final class GraphicsContext {
 
     /// Moves the user-space origin by (x, y) points of the current user space.
     public func translateBy(x: CGFloat, y: CGFloat) {
+        guard x.isFinite, y.isFinite else { return } // a non-finite transform would draw nothing sensible
         state.tx += state.sx * Double(x)
         state.ty += state.sy * Double(y)
     }
@@ -93,6 +102,7 @@ public final class GraphicsContext {
     /// Scales user space. Negative factors mirror where rects and gradients land; bitmaps are
     /// placed in the mirrored rect but not flipped.
     public func scaleBy(x: CGFloat, y: CGFloat) {
+        guard x.isFinite, y.isFinite else { return }
         state.sx *= Double(x)
         state.sy *= Double(y)
     }

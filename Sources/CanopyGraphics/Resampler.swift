@@ -89,7 +89,10 @@ struct AxisWeights {
         let dLength = d1 - d0
         let ratio = dLength > 0 ? (s1 - s0) / dLength : 0
         let shrinking = ratio >= 1
-        let stride = shrinking ? Int(ratio.rounded(.up)) + 2 : 2
+        // An output pixel never reads more source pixels than the interval touches (a vanishing
+        // destination would otherwise ask for an absurd stride).
+        let touched = hi - lo + 1
+        let stride = shrinking ? min(touched, Int(min(ratio, Double(touched)).rounded(.up))) + 2 : 2
         count = outputs.count
         self.stride = stride
         first = [Int](repeating: lo, count: count)

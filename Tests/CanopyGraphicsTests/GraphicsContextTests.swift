@@ -993,3 +993,27 @@ final class GraphicsContextTests: XCTestCase {
         GoldenImage.assertMatches(c.makeBitmap(), named: "GraphicsContextScene", tolerance: 2)
     }
 }
+
+final class GraphicsContextOddInputTests: XCTestCase {
+    /// Degenerate geometry draws nothing (or clamps) and never traps.
+    func testDegenerateAndNonFiniteInputsDoNotCrash() {
+        let photo = Bitmap(width: 64, height: 48, fill: .red)
+        let context = GraphicsContext(pixelWidth: 32, pixelHeight: 32, fill: .white)
+        context.draw(photo, in: CGRect(x: 0, y: 0, width: 1e-9, height: 1e-9))
+        context.draw(photo, in: CGRect(x: 0, y: 0, width: 1e-300, height: 10))
+        context.draw(photo, in: CGRect(x: 0, y: 0, width: 0, height: 0), contentMode: .aspectFill)
+        context.scaleBy(x: .nan, y: 1)
+        context.translateBy(x: .infinity, y: 0)
+        context.drawLinearGradient(Gradient(colors: [.black, .clear]), from: .zero, to: CGPoint(x: 0, y: 10),
+                                   options: [.drawsBeforeStart, .drawsAfterEnd])
+        context.fill(CGRect(x: CGFloat.nan, y: 0, width: 10, height: 10), with: .black)
+        let result = context.makeBitmap()
+        XCTAssertEqual(result.width, 32)
+        // The gradient, drawn with the transform intact (the non-finite ones were ignored),
+        // covers everything: black before its start.
+        XCTAssertEqual(result.pixel(x: 5, y: 20).a, 255)
+        XCTAssertEqual(GraphicsContext(size: CGSize(width: CGFloat.nan, height: 10)).pixelWidth, 0)
+        XCTAssertEqual(GraphicsContext(size: CGSize(width: 1e12, height: 1), scale: 1).pixelWidth,
+                       GraphicsContext.maximumPixelSide)
+    }
+}
