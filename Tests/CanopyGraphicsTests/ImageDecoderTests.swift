@@ -326,13 +326,30 @@ final class ImageDecoderTests: XCTestCase {
         let path = try convert(["-size", "8000x4500", "radial-gradient:#ffff00-#008000",
                                 "(", "-size", "8000x4500", "pattern:checkerboard", ")",
                                 "-compose", "multiply", "-composite", "-quality", "90"], "big.jpg")
+        // Peak memory while decoding to fit: reset the process's high-water mark (Linux:
+        // clear_refs), decode, read it again. The full image would be 8000 * 4500 * 4 = 144 MB.
+        let resetPeak = (try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)) != nil
+        let before = Self.peakResidentBytes()
         let small = try ImageDecoder.decode(contentsOf: path, fitting: CGSize(width: 320, height: 180))
+        let growth = Self.peakResidentBytes() - before
         XCTAssertEqual([small.width, small.height], [320, 180])
+        if resetPeak {
+            XCTAssertLessThan(growth, 24 << 20, "decoding to fit stays near the output's size, not the source's")
+        }
         let full = try ImageDecoder.decode(contentsOf: path)
         XCTAssertEqual([full.width, full.height], [8000, 4500])
         let difference = compare(small, boxAverage(full, factor: 25))
         XCTAssertLessThan(difference.mean, 1.5)
         XCTAssertLessThanOrEqual(difference.largest, 8)
+    }
+
+    /// The process's peak resident size (VmHWM), in bytes; 0 where /proc is not there.
+    private static func peakResidentBytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            return (line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0) * 1024
+        }
+        return 0
     }
 
     func testConcurrentDecodesAgreeWithSerialOnes() throws {
