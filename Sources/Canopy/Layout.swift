@@ -1,0 +1,46 @@
+import Foundation
+import Synchronization
+
+/// The computed size and position of one element and of its children, immutable.
+///
+/// `position` is relative to the parent layout's origin. A layout returned by
+/// `layoutThatFits` has position zero; the parent places a copy of it (`positioned(at:)`).
+public final class Layout: Sendable, CustomStringConvertible {
+    public let element: any LayoutElement
+    public let size: CGSize
+    public let position: CGPoint
+    public let sublayouts: [Layout]
+
+    public init(element: any LayoutElement, size: CGSize, position: CGPoint = .zero, sublayouts: [Layout] = []) {
+        self.element = element
+        self.size = size
+        self.position = position
+        self.sublayouts = sublayouts
+    }
+
+    /// The frame in the parent's coordinates.
+    public var frame: CGRect { CGRect(origin: position, size: size) }
+
+    /// This layout placed at `point` (itself when already there).
+    public func positioned(at point: CGPoint) -> Layout {
+        if point == position { return self }
+        return Layout(element: element, size: size, position: point, sublayouts: sublayouts)
+    }
+
+    /// The tree, one element a line, children indented by two spaces:
+    /// `InsetLayoutSpec (0, 0, 100×50)`.
+    public var description: String {
+        var lines: [String] = []
+        appendDescription(to: &lines, depth: 0)
+        return lines.joined(separator: "\n")
+    }
+
+    private func appendDescription(to lines: inout [String], depth: Int) {
+        let indent = String(repeating: "  ", count: depth)
+        lines.append("\(indent)\(type(of: element)) (\(layoutFormat(position.x)), \(layoutFormat(position.y)), "
+                     + "\(layoutFormat(size.width))×\(layoutFormat(size.height)))")
+        for sublayout in sublayouts {
+            sublayout.appendDescription(to: &lines, depth: depth + 1)
+        }
+    }
+}

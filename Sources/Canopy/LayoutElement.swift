@@ -1,0 +1,64 @@
+import Foundation
+import Synchronization
+
+/// Anything that can be laid out: a spec, and later a node (Texture's `ASLayoutElement`).
+///
+/// Layout is pure: the same element, size range and parent size always give the same layout, so
+/// it may run on any thread and is cached per element (`layoutCache`). Elements are immutable
+/// after creation (their `style` and children are `let`s). Two threads measuring the same element
+/// with the same range at once may both compute it (the cache lock is not held while measuring);
+/// they get equal layouts. A future node whose content changes must call `layoutCache.removeAll()`
+/// (and its ancestors' caches must be cleared too, as Texture's `setNeedsLayout` does).
+///
+/// A flexbox stack fits this protocol unchanged: it measures children with
+/// `layoutThatFits(_:parentSize:)` as often as it needs (each measurement is cached), and reads
+/// `flexGrow`, `flexShrink`, `flexBasis`, `alignSelf`, `spacingBefore`/`spacingAfter` and
+/// `ascender`/`descender` from each child's `style`.
+///
+/// Implementers provide `style`, `layoutCache` and either `calculateLayoutThatFits(_:)` (specs) or
+/// `calculateSizeThatFits(_:)` (leaves); the `layoutThatFits` entry points come from the extension.
+public protocol LayoutElement: AnyObject, Sendable {
+    var style: Style { get }
+    var layoutCache: LayoutCache { get }
+
+    /// The layout for `constrainedSize`, relative to a parent of size `constrainedSize.max`.
+    func layoutThatFits(_ constrainedSize: SizeRange) -> Layout
+    /// The layout for `constrainedSize` narrowed by this element's style resolved against
+    /// `parentSize` (cached).
+    func layoutThatFits(_ constrainedSize: SizeRange, parentSize: CGSize) -> Layout
+    /// The layout within `constrainedSize`, which already includes the style's size.
+    func calculateLayoutThatFits(_ constrainedSize: SizeRange) -> Layout
+    /// A leaf's preferred size given the largest size it may take. The default returns `.zero`:
+    /// the leaf's size then comes from the size range alone, which the style's width/height/min/max
+    /// have already narrowed, so a leaf with a style size gets exactly that size and one without
+    /// gets the range's minimum.
+    func calculateSizeThatFits(_ constrainedSize: CGSize) -> CGSize
+}
+
+extension LayoutElement {
+    public func layoutThatFits(_ constrainedSize: SizeRange) -> Layout {
+        layoutThatFits(constrainedSize, parentSize: constrainedSize.max)
+    }
+
+    public func layoutThatFits(_ constrainedSize: SizeRange, parentSize: CGSize) -> Layout {
+        if let cached = layoutCache.layout(for: constrainedSize, parentSize: parentSize, element: self) {
+            return cached
+        }
+        let resolved = constrainedSize.intersect(style.sizeRange(parentSize: parentSize))
+        let computed = calculateLayoutThatFits(resolved)
+        let layout = computed.positioned(at: .zero)
+        layoutCache.store(layout, for: constrainedSize, parentSize: parentSize)
+        return layout
+    }
+
+    public func calculateLayoutThatFits(_ constrainedSize: SizeRange) -> Layout {
+        var size = calculateSizeThatFits(constrainedSize.max)
+        if size.width.isNaN { size.width = 0 }
+        if size.height.isNaN { size.height = 0 }
+        return Layout(element: self, size: constrainedSize.clamp(size))
+    }
+
+    public func calculateSizeThatFits(_ constrainedSize: CGSize) -> CGSize {
+        .zero
+    }
+}

@@ -1,0 +1,46 @@
+import CanopyGraphics
+import Foundation
+
+/// Gives its child a size of a fixed aspect ratio, `ratio` = height / width (`ASRatioLayoutSpec`):
+/// it tries the max width (height = ratio × width) and the max height (width = height / ratio),
+/// each clamped into the range, and keeps the one closest to the ratio. With no finite max it
+/// passes its range through unchanged.
+public final class RatioLayoutSpec: LayoutElement {
+    public let style: Style
+    public let layoutCache = LayoutCache()
+    public let ratio: CGFloat
+    public let child: any LayoutElement
+
+    /// - Precondition: `ratio` > 0.
+    public init(style: Style = Style(), ratio: CGFloat, child: any LayoutElement) {
+        precondition(ratio > 0 && ratio.isFinite, "RatioLayoutSpec needs a finite ratio > 0")
+        self.style = style
+        self.ratio = ratio
+        self.child = child
+    }
+
+    public func calculateLayoutThatFits(_ constrainedSize: SizeRange) -> Layout {
+        var options: [CGSize] = []
+        let maxSize = constrainedSize.max
+        if maxSize.width.isFinite {
+            options.append(constrainedSize.clamp(CGSize(width: maxSize.width, height: ratio * maxSize.width)))
+        }
+        if maxSize.height.isFinite {
+            options.append(constrainedSize.clamp(CGSize(width: maxSize.height / ratio, height: maxSize.height)))
+        }
+        // The option whose height / width is closest to the ratio (clamping may have bent it);
+        // the first on a tie. A zero width counts as infinitely far.
+        func error(_ size: CGSize) -> CGFloat {
+            let value = abs(size.height / size.width - ratio)
+            return value.isNaN ? .infinity : value
+        }
+        var best: CGSize?
+        for option in options where best == nil || error(option) < error(best!) {
+            best = option
+        }
+        let childRange = best.map { constrainedSize.intersect(SizeRange(exactly: $0)) } ?? constrainedSize
+        let parent = best ?? CGSize(width: CGFloat.nan, height: CGFloat.nan)
+        let sublayout = child.layoutThatFits(childRange, parentSize: parent)
+        return Layout(element: self, size: sublayout.size, sublayouts: [sublayout])
+    }
+}
