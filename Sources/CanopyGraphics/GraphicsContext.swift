@@ -169,12 +169,13 @@ public final class GraphicsContext {
 
     /// Strokes a rounded rect's outline centred on the edge: the outer edge has radius
     /// `cornerRadius + lineWidth / 2`, the inner `cornerRadius - lineWidth / 2` (square when that is ≤ 0).
-    /// With no corner radius both edges are square (Core Graphics' default miter join).
+    /// With `cornerRadius` 0 both edges are square, as a mitred Core Graphics rect stroke.
     public func strokeRoundedRect(_ rect: CGRect, cornerRadius: CGFloat, with color: Color, lineWidth: CGFloat) {
         guard rect.hasFiniteGeometry, lineWidth > 0, lineWidth.isFinite else { return }
         let r = rect.standardized
         let radius = clampedRadius(cornerRadius, r)
         let half = lineWidth / 2
+        // Square corners stay square outside (mitred joins); round ones grow by half the line.
         let outer = roundedShape(r.insetBy(dx: -half, dy: -half), cornerRadius: radius > 0 ? radius + half : 0, clamp: false)
         let innerRect = r.insetBy(dx: half, dy: half)
         var inner: RoundShape?
@@ -435,7 +436,7 @@ public final class GraphicsContext {
     /// Source-over of premultiplied `src` (0...255) with weight `k` onto the pixel at `p`.
     @inline(__always)
     private static func blendPixel(_ p: UnsafeMutablePointer<UInt8>, _ src: SIMD4<Float>, _ k: Float) {
-        let keep = 1 - src.w * (1 / 255) * k
+        let keep = 1 - src.w * k / 255  // a division, so that e.g. 127.5 / 255 is exactly 0.5
         storePixel(src * k + loadPixel(p) * keep, to: p)
     }
 

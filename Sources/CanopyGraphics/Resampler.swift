@@ -51,15 +51,18 @@ func loadPixel(_ p: UnsafePointer<UInt8>) -> SIMD4<Float> {
     return SIMD4<Float>(SIMD4<Int32>(truncatingIfNeeded: v))
 }
 
-/// Stores four Floats (≥ 0) as an RGBA8 pixel, rounding to nearest and clamping at 255.
+/// Stores four Floats (≥ 0; over 255 clamps) as an RGBA8 pixel, rounded to nearest with halves going up.
 @inline(__always)
 func storePixel(_ v: SIMD4<Float>, to p: UnsafeMutablePointer<UInt8>) {
-    // Scalar conversions: the generic SIMD Float-to-integer initialisers are not vectorised.
-    let r = v + 0.5
-    p[0] = UInt8(truncatingIfNeeded: Int32(min(r.x, 255)))
-    p[1] = UInt8(truncatingIfNeeded: Int32(min(r.y, 255)))
-    p[2] = UInt8(truncatingIfNeeded: Int32(min(r.z, 255)))
-    p[3] = UInt8(truncatingIfNeeded: Int32(min(r.w, 255)))
+    // Adding 2^23 to x in [0, 256) leaves round-to-nearest(x) in the low mantissa bits; a bias of
+    // 2^-12 first sends exact halves (127.5) up. Only values within 2^-12 below a half round up
+    // too (an error under 0.0003 of a level). Vectorised, unlike the generic SIMD Float-to-integer
+    // initialisers and floor (a libm call on baseline x86-64).
+    // Clamped first: a malformed source (colour over alpha) can blend past 255, which would wrap.
+    var x = v + 0.000_244_140_625
+    x.replace(with: 255, where: x .> 255)
+    let bits = unsafeBitCast(x + 8_388_608, to: SIMD4<UInt32>.self)
+    UnsafeMutableRawPointer(p).storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: bits), as: SIMD4<UInt8>.self)
 }
 
 /// The filter taps of one axis: for each output pixel, a run of consecutive source pixels and
