@@ -464,6 +464,9 @@ final class TextLayoutBuilder {
         let tokenStart = charStyle.count
         try append(truncationString, inheriting: styles[charStyle[min(neighbour, mainCount - 1)]].key)
         let token = tokenStart..<charStyle.count
+        // A truncation string wider than the whole line cannot mark the cut: clip the line as
+        // the clipping mode does, rather than overflow the layout's width.
+        if contentWidth([token]) > available { return }
         let tokenEstimate = estimate(token.lowerBound, token.upperBound)
 
         switch paragraphStyle.lineBreakMode {

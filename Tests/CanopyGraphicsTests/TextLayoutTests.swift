@@ -439,3 +439,21 @@ final class TextLayoutTests: XCTestCase {
         for result in results.withLock({ $0 }) { XCTAssertEqual(result, expected) }
     }
 }
+
+final class TextLayoutNarrowTruncationTests: XCTestCase {
+    /// A truncation string wider than the layout clips the last line instead of overflowing.
+    func testATruncationStringWiderThanTheLineClipsInstead() throws {
+        try TextFixtures.setUp()
+        let text = AttributedString("Lions rest in the shade at noon and hunt when it is cool", font: TextFixtures.lato16)
+        let wide = AttributedString(" … read the whole story", font: TextFixtures.lato16)
+        let width = TextFixtures.points(try TextFixtures.pixels("Lions rest")) // narrower than the wide string
+        XCTAssertGreaterThan(try TextFixtures.pixels(" … read the whole story"), try TextFixtures.pixels("Lions rest"))
+        let layout = try TextLayout(text, width: width, maximumNumberOfLines: 1, truncationString: wide,
+                                    scale: 1, fonts: TextFixtures.fonts)
+        XCTAssertTrue(layout.isTruncated)
+        XCTAssertEqual(layout.lineCount, 1)
+        XCTAssertLessThanOrEqual(layout.size.width, width, "stays inside the width")
+        XCTAssertEqual(layout.lines[0].text, "Lions rest")
+    }
+}
+
