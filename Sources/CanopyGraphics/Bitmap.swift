@@ -38,6 +38,11 @@ public final class Bitmap: Sendable {
         self.init(width: width, height: height, scale: scale, pixels: bytes)
     }
 
+    /// The same pixels at another scale (pixels per point); the pixel array is shared, not copied.
+    public func withScale(_ scale: CGFloat) -> Bitmap {
+        scale == self.scale ? self : Bitmap(width: width, height: height, bytesPerRow: bytesPerRow, scale: scale, pixels: pixels)
+    }
+
     /// The size in points.
     public var size: CGSize { CGSize(width: CGFloat(width) / scale, height: CGFloat(height) / scale) }
 

@@ -50,9 +50,7 @@ struct CardArtist: Sendable {
         let cover = max(CGFloat(pixelSize.width) / CGFloat(photo.width), CGFloat(pixelSize.height) / CGFloat(photo.height))
         let covering = Resampler.resize(photo, toPixelWidth: max(1, Int((CGFloat(photo.width) * cover).rounded(.up))),
                                         pixelHeight: max(1, Int((CGFloat(photo.height) * cover).rounded(.up))))
-        let scaled = Bitmap(width: covering.width, height: covering.height, bytesPerRow: covering.bytesPerRow,
-                            scale: scale, pixels: covering.pixels)
-        guard let blurred = ImageEffects.blur(scaled, radius: Self.blurRadius, tintColor: Self.blurTint,
+        guard let blurred = ImageEffects.blur(covering.withScale(scale), radius: Self.blurRadius, tintColor: Self.blurTint,
                                               saturationDeltaFactor: Self.blurSaturation, isCancelled: isCancelled)
         else { return nil }
         context.draw(blurred, in: CGRect(origin: .zero, size: size), contentMode: .aspectFill)

@@ -47,11 +47,8 @@ struct GraphicsBenchmark {
         let artist = CardArtist(name: card.name, description: card.description, photo: cached, photoSize: photoSize)
         let cardSize = artist.size
         let background1x = Resampler.resize(photo, toPixelWidth: Int(cardSize.width), pixelHeight: Int(cardSize.height))
-        let resized2x = Resampler.resize(photo, toPixelWidth: Int(cardSize.width * 2), pixelHeight: Int(cardSize.height * 2))
-        let background2x = Bitmap(width: resized2x.width, height: resized2x.height, bytesPerRow: resized2x.bytesPerRow,
-                                  scale: 2, pixels: resized2x.pixels)
-        let fullResolution = Bitmap(width: photo.width, height: photo.height, bytesPerRow: photo.bytesPerRow,
-                                    scale: 1, pixels: photo.pixels)
+        let background2x = Resampler.resize(photo, toPixelWidth: Int(cardSize.width * 2),
+                                            pixelHeight: Int(cardSize.height * 2)).withScale(2)
         let description = AttributedString(card.description, font: CardArtist.descriptionFont, color: .white,
                                            shadow: CardArtist.textShadow)
 
@@ -89,7 +86,7 @@ struct GraphicsBenchmark {
         }
         try measure("card_1x") { _ = try artist.draw(scale: 1) }
         try measure("naive_blur_full_res") {
-            _ = ImageEffects.blur(fullResolution, radius: CardArtist.blurRadius, tintColor: CardArtist.blurTint,
+            _ = ImageEffects.blur(photo, radius: CardArtist.blurRadius, tintColor: CardArtist.blurTint,
                                   saturationDeltaFactor: CardArtist.blurSaturation, allowsDownscaling: false)
         }
         return results

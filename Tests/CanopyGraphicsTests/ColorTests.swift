@@ -56,3 +56,14 @@ final class ColorTests: XCTestCase {
         XCTAssertEqual(Double(p.b), Double(q.b), accuracy: 1)
     }
 }
+
+final class BitmapScaleTests: XCTestCase {
+    func testWithScaleKeepsThePixelsAndChangesThePointSize() {
+        let bitmap = Bitmap(width: 64, height: 32, fill: .red)
+        let doubled = bitmap.withScale(2)
+        XCTAssertEqual(doubled.scale, 2)
+        XCTAssertEqual(doubled.size, CGSize(width: 32, height: 16))
+        XCTAssertEqual(doubled.pixels, bitmap.pixels)
+        XCTAssertTrue(bitmap.withScale(1) === bitmap, "the same scale is the same bitmap")
+    }
+}
