@@ -26,11 +26,12 @@ public final class AbsoluteLayoutSpec: LayoutElement {
         let parent = size
         var sublayouts: [Layout] = []
         for child in children {
-            let position = child.style.layoutPosition
+            let values = child.style.valuesForLayout()
+            let position = values.layoutPosition
             // A child's auto max is what is left of the max size past its position.
             let autoRange = SizeRange(min: .zero, max: CGSize(width: constrainedSize.max.width - position.x,
                                                               height: constrainedSize.max.height - position.y))
-            let childRange = child.style.sizeRange(parentSize: parent, autoRange: autoRange)
+            let childRange = values.sizeRange(parentSize: parent, autoRange: autoRange)
             sublayouts.append(child.layoutThatFits(childRange, parentSize: parent).positioned(at: position))
         }
         if sizing == .sizeToFit || size.width.isNaN {

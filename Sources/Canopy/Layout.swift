@@ -10,12 +10,20 @@ public final class Layout: Sendable, CustomStringConvertible {
     public let size: CGSize
     public let position: CGPoint
     public let sublayouts: [Layout]
+    /// The distance from the top to the first baseline when the layout computed it (a stack does,
+    /// from its children); nil means the element's `style.ascender`.
+    public let ascender: CGFloat?
+    /// The distance from the last baseline to the bottom when computed; nil means `style.descender`.
+    public let descender: CGFloat?
 
-    public init(element: any LayoutElement, size: CGSize, position: CGPoint = .zero, sublayouts: [Layout] = []) {
+    public init(element: any LayoutElement, size: CGSize, position: CGPoint = .zero, sublayouts: [Layout] = [],
+                ascender: CGFloat? = nil, descender: CGFloat? = nil) {
         self.element = element
         self.size = size
         self.position = position
         self.sublayouts = sublayouts
+        self.ascender = ascender
+        self.descender = descender
     }
 
     /// The frame in the parent's coordinates.
@@ -24,7 +32,8 @@ public final class Layout: Sendable, CustomStringConvertible {
     /// This layout placed at `point` (itself when already there).
     public func positioned(at point: CGPoint) -> Layout {
         if point == position { return self }
-        return Layout(element: element, size: size, position: point, sublayouts: sublayouts)
+        return Layout(element: element, size: size, position: point, sublayouts: sublayouts,
+                      ascender: ascender, descender: descender)
     }
 
     /// The tree, one element a line, children indented by two spaces:

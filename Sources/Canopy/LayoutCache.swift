@@ -3,6 +3,10 @@ import Synchronization
 
 /// The last few layouts of one element, keyed by size range and parent size; safe on any thread.
 ///
+/// Every entry is stamped with the layout generation it was computed in. The generation moves on
+/// when a style that a layout has read changes (or `invalidateAll()` is called), and an entry of an
+/// older generation is never returned, so a changed child cannot hide behind its parent's cache.
+///
 /// An entry keeps the layout's size and sublayouts but not the layout itself: a `Layout` holds its
 /// element strongly, so an element caching its own `Layout` would keep itself alive forever. The
 /// sublayouts only point down the tree (at children), so no cycle forms; a hit costs one small
@@ -13,6 +17,19 @@ public final class LayoutCache: Sendable {
         let parentSize: CGSize
         let size: CGSize
         let sublayouts: [Layout]
+        let ascender: CGFloat?
+        let descender: CGFloat?
+        let generation: UInt64
+    }
+
+    private static let generationCounter = Atomic<UInt64>(0)
+
+    /// The current layout generation: read it before measuring and store the result with it.
+    public static var generation: UInt64 { generationCounter.load(ordering: .acquiring) }
+
+    /// Makes every cached layout of every element stale (a style or a leaf's content changed).
+    public static func invalidateAll() {
+        generationCounter.add(1, ordering: .acquiringAndReleasing)
     }
 
     /// How many layouts one element keeps (a stack measures a child a few times per pass).
@@ -22,18 +39,26 @@ public final class LayoutCache: Sendable {
 
     public init() {}
 
-    /// The cached layout of `element` for this range and parent size, if any.
-    public func layout(for range: SizeRange, parentSize: CGSize, element: any LayoutElement) -> Layout? {
+    /// The cached layout of `element` for this range and parent size, if any, computed in
+    /// `generation` (the current one unless given).
+    public func layout(for range: SizeRange, parentSize: CGSize, element: any LayoutElement,
+                       generation: UInt64 = LayoutCache.generation) -> Layout? {
         let hit = entries.withLock { entries in
-            entries.first { $0.range == range && Self.same($0.parentSize, parentSize) }
+            entries.first { $0.range == range && Self.same($0.parentSize, parentSize) && $0.generation == generation }
         }
-        return hit.map { Layout(element: element, size: $0.size, sublayouts: $0.sublayouts) }
+        return hit.map { Layout(element: element, size: $0.size, sublayouts: $0.sublayouts,
+                            ascender: $0.ascender, descender: $0.descender) }
     }
 
-    public func store(_ layout: Layout, for range: SizeRange, parentSize: CGSize) {
-        let entry = Entry(range: range, parentSize: parentSize, size: layout.size, sublayouts: layout.sublayouts)
+    /// Keeps `layout`, measured in `generation` (read before measuring, so a style changed meanwhile
+    /// leaves the entry already stale).
+    public func store(_ layout: Layout, for range: SizeRange, parentSize: CGSize, generation: UInt64) {
+        let entry = Entry(range: range, parentSize: parentSize, size: layout.size, sublayouts: layout.sublayouts,
+                          ascender: layout.ascender, descender: layout.descender, generation: generation)
         entries.withLock { entries in
-            entries.removeAll { $0.range == range && Self.same($0.parentSize, parentSize) }
+            entries.removeAll {
+                ($0.range == range && Self.same($0.parentSize, parentSize)) || $0.generation != generation
+            }
             entries.insert(entry, at: 0)
             if entries.count > Self.capacity { entries.removeLast(entries.count - Self.capacity) }
         }

@@ -4,11 +4,12 @@ import Synchronization
 /// Anything that can be laid out: a spec, and later a node (Texture's `ASLayoutElement`).
 ///
 /// Layout is pure: the same element, size range and parent size always give the same layout, so
-/// it may run on any thread and is cached per element (`layoutCache`). Elements are immutable
-/// after creation (their `style` and children are `let`s). Two threads measuring the same element
-/// with the same range at once may both compute it (the cache lock is not held while measuring);
-/// they get equal layouts. A future node whose content changes must call `layoutCache.removeAll()`
-/// (and its ancestors' caches must be cleared too, as Texture's `setNeedsLayout` does).
+/// it may run on any thread and is cached per element (`layoutCache`). A spec's children are fixed
+/// when it is made; its `style` may change later (as in Texture), and a change to a style that a
+/// layout has read moves the layout generation on, so no cache answers with a stale layout. Two
+/// threads measuring the same element with the same range at once may both compute it (the cache
+/// lock is not held while measuring); they get equal layouts. A node whose content changes calls
+/// `LayoutCache.invalidateAll()`.
 ///
 /// A flexbox stack fits this protocol unchanged: it measures children with
 /// `layoutThatFits(_:parentSize:)` as often as it needs (each measurement is cached), and reads
@@ -41,14 +42,23 @@ extension LayoutElement {
     }
 
     public func layoutThatFits(_ constrainedSize: SizeRange, parentSize: CGSize) -> Layout {
-        if let cached = layoutCache.layout(for: constrainedSize, parentSize: parentSize, element: self) {
+        let generation = LayoutCache.generation
+        if let cached = layoutCache.layout(for: constrainedSize, parentSize: parentSize, element: self,
+                                           generation: generation) {
             return cached
         }
         let resolved = constrainedSize.intersect(style.sizeRange(parentSize: parentSize))
         let computed = calculateLayoutThatFits(resolved)
         let layout = computed.positioned(at: .zero)
-        layoutCache.store(layout, for: constrainedSize, parentSize: parentSize)
+        layoutCache.store(layout, for: constrainedSize, parentSize: parentSize, generation: generation)
         return layout
+    }
+
+    /// This element after `configure` has set its style: `LayoutSpec().styled { $0.flexGrow = 1 }`.
+    @discardableResult
+    public func styled(_ configure: (Style) -> Void) -> Self {
+        configure(style)
+        return self
     }
 
     public func calculateLayoutThatFits(_ constrainedSize: SizeRange) -> Layout {

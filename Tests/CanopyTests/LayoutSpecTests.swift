@@ -446,7 +446,7 @@ enum RandomLayoutTree {
     }
 
     static func style(_ rng: inout LayoutTestRNG) -> Style {
-        var style = Style()
+        let style = Style()
         if Bool.random(using: &rng) {
             style.width = dimension(&rng)
             style.height = dimension(&rng)

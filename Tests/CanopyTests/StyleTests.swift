@@ -90,7 +90,7 @@ final class StyleTests: XCTestCase {
     }
 
     func testPreferredMinAndMaxSizeSetPointDimensions() {
-        var style = Style()
+        let style = Style()
         style.preferredSize = sz(30, 40)
         XCTAssertEqual(style.width, .points(30))
         XCTAssertEqual(style.height, .points(40))
