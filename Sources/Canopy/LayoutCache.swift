@@ -56,11 +56,17 @@ public final class LayoutCache: Sendable {
         let entry = Entry(range: range, parentSize: parentSize, size: layout.size, sublayouts: layout.sublayouts,
                           ascender: layout.ascender, descender: layout.descender, generation: generation)
         entries.withLock { entries in
-            entries.removeAll {
+            // Replace the same key or a stale entry in place; else append, or overwrite the oldest
+            // (entries are kept oldest first).
+            if let index = entries.firstIndex(where: {
                 ($0.range == range && Self.same($0.parentSize, parentSize)) || $0.generation != generation
+            }) {
+                entries.remove(at: index)
+            } else if entries.count >= Self.capacity {
+                entries.removeFirst()
             }
-            entries.insert(entry, at: 0)
-            if entries.count > Self.capacity { entries.removeLast(entries.count - Self.capacity) }
+            if entries.isEmpty { entries.reserveCapacity(Self.capacity) }
+            entries.append(entry)
         }
     }
 

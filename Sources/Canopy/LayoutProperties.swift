@@ -6,8 +6,13 @@ import Synchronization
 /// write that changes them moves the layout generation on (`LayoutCache.invalidateAll()`), so no
 /// cached layout built from the old values is ever returned. Setting a property to its current
 /// value changes nothing.
-final class LayoutProperties<Value: Sendable & Equatable>: Sendable {
-    private struct State {
+///
+/// A non-copyable struct kept inline in its owner (a generic class here would cost an allocation
+/// and unspecialised metadata per element).
+struct LayoutProperties<Value: Sendable & Equatable>: ~Copyable, Sendable {
+    // Internal rather than private: Swift 6.3.1 aborts a debug build ("Global is external, but
+    // doesn't have external or weak linkage") on a private type nested in this non-copyable generic.
+    struct State {
         var value: Value
         var observed = false
     }

@@ -43,6 +43,13 @@ public final class RelativeLayoutSpec: LayoutElement {
         self.child = child
     }
 
+    /// Texture's spelling (`sizingOption:`, singular).
+    public convenience init(style: Style = Style(), horizontalPosition: Position, verticalPosition: Position,
+                            sizingOption: SizingOptions, child: any LayoutElement) {
+        self.init(style: style, horizontalPosition: horizontalPosition, verticalPosition: verticalPosition,
+                  sizingOptions: sizingOption, child: child)
+    }
+
     public func calculateLayoutThatFits(_ constrainedSize: SizeRange) -> Layout {
         let parent = definedParentSize(constrainedSize)
         let childMin = CGSize(width: horizontalPosition == .none ? constrainedSize.min.width : 0,

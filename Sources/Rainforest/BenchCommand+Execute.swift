@@ -29,6 +29,12 @@ extension BenchCommand {
             report.graphicsRatios = GraphicsBenchmark.naiveBlurRatios(results)
             print(GraphicsBenchmark.table(results))
         }
+        if scenario.contains(.layout) {
+            print("bench: layout of the card's spec tree, on one thread, median of 15 runs after a warm-up")
+            let result = LayoutBenchmark(deck: content.deck).run()
+            report.layout = result
+            print(LayoutBenchmark.table(result))
+        }
         if let json {
             do {
                 try report.writeJSON(to: json)

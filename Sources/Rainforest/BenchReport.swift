@@ -55,9 +55,11 @@ struct BenchReport: Codable, Sendable {
     var graphics: [String: GraphicsBenchmark.Result]?
     /// The naive full-resolution blur's cost as a ratio of the card blur's.
     var graphicsRatios: [String: Double]?
+    /// The layout figures, when that scenario ran.
+    var layout: LayoutBenchmark.Result?
 
     enum CodingKeys: String, CodingKey {
-        case environment, runs, graphics
+        case environment, runs, graphics, layout
         case graphicsRatios = "graphics_ratios"
     }
 

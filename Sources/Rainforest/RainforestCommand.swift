@@ -57,9 +57,10 @@ struct BenchCommand: ParsableCommand {
         case async, sync, both
     }
 
-    /// What to measure: the scripted scroll, the drawing steps of a card on one core.
+    /// What to measure: the scripted scroll, the drawing steps of a card on one core, the card's
+    /// layout on one core.
     enum Scenario: String, CaseIterable, Sendable {
-        case scrolling, graphics
+        case scrolling, graphics, layout
 
         static func parseList(_ text: String) throws -> [Scenario] {
             let names = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
@@ -74,7 +75,7 @@ struct BenchCommand: ParsableCommand {
         }
     }
 
-    @Option(help: ArgumentHelp("What to measure, comma-separated: scrolling, graphics, or all.", valueName: "LIST"),
+    @Option(help: ArgumentHelp("What to measure, comma-separated: scrolling, graphics, layout, or all.", valueName: "LIST"),
             transform: Scenario.parseList)
     var scenario: [Scenario] = [.scrolling]
 

@@ -1,0 +1,89 @@
+import Canopy
+import CanopyGraphics
+import Foundation
+
+/// The card's layout-spec tree, in the tutorial's geometry: the photo at its aspect ratio across the
+/// top with the gradient and the name over it (20 pt in, bottom 20 pt above the photo's bottom) and
+/// the favourite button in its top-right corner; below it the 300 pt text area with the description
+/// (20 pt below the photo, 24 pt in) and the photo credit at the bottom; the blurred photo behind
+/// everything.
+///
+/// The leaves are `CardLayout.Leaf`s: boxes that measure like the card's parts (a fixed size, or
+/// text that wraps at a mean glyph advance) so the tree can be measured without fonts or pixels.
+enum CardLayout {
+    static let width: CGFloat = 320
+    static let textAreaHeight: CGFloat = 300
+    static let favouriteSize: CGFloat = 24
+
+    /// A stand-in for one of the card's parts.
+    final class Leaf: LayoutElement {
+        enum Content: Sendable {
+            /// Whatever size the parent gives (an image, the gradient, the background).
+            case fill
+            case fixed(CGSize)
+            /// Text of `characters` characters at `fontSize`, wrapped to the width, at most
+            /// `maximumLines` lines (0: no limit).
+            case text(characters: Int, fontSize: CGFloat, maximumLines: Int)
+        }
+
+        let style = Style()
+        let layoutCache = LayoutCache()
+        let content: Content
+
+        init(_ content: Content) {
+            self.content = content
+        }
+
+        func calculateSizeThatFits(_ constrainedSize: CGSize) -> CGSize {
+            switch content {
+            case .fill:
+                return CGSize(width: constrainedSize.width.isFinite ? constrainedSize.width : 0,
+                              height: constrainedSize.height.isFinite ? constrainedSize.height : 0)
+            case .fixed(let size):
+                return size
+            case .text(let characters, let fontSize, let maximumLines):
+                let advance = fontSize * 0.5
+                let natural = CGFloat(characters) * advance
+                let width = min(natural, constrainedSize.width)
+                let perLine = max(1, (width / advance).rounded(.down))
+                var lines = (CGFloat(characters) / perLine).rounded(.up)
+                if maximumLines > 0 { lines = min(lines, CGFloat(maximumLines)) }
+                return CGSize(width: width, height: lines * fontSize * 1.2)
+            }
+        }
+    }
+
+    /// The card's spec for a photo of `photoSize` and the given texts.
+    static func spec(photoSize: CGSize, name: String, description: String, credit: String) -> any LayoutElement {
+        let aspect = photoSize.width > 0 && photoSize.height > 0 ? photoSize.height / photoSize.width : 0.75
+        let photo = RatioLayoutSpec(ratio: aspect, child: Leaf(.fill))
+        let title = InsetLayoutSpec(insets: EdgeInsets(top: .infinity, left: 20, bottom: 20, right: 20),
+                                    child: Leaf(.text(characters: name.count, fontSize: 30, maximumLines: 1)))
+        let favourite = InsetLayoutSpec(insets: EdgeInsets(top: 12, left: .infinity, bottom: .infinity, right: 12),
+                                        child: Leaf(.fixed(CGSize(width: favouriteSize, height: favouriteSize))))
+        let feature = OverlayLayoutSpec(
+            child: photo,
+            overlay: WrapperLayoutSpec(children: [Leaf(.fill), title, favourite]))
+
+        let text = Leaf(.text(characters: description.count, fontSize: 16, maximumLines: 0))
+            .styled { $0.flexShrink = 1 }
+        let descriptionInset = InsetLayoutSpec(insets: EdgeInsets(top: 20, left: 24, bottom: 8, right: 24), child: text)
+            .styled { $0.flexShrink = 1 }
+        let creditText = Leaf(.text(characters: credit.count, fontSize: 11, maximumLines: 1))
+            .styled { $0.flexShrink = 1 }
+        let creditRow = InsetLayoutSpec(
+            insets: EdgeInsets(top: 0, left: 24, bottom: 12, right: 24),
+            child: StackLayoutSpec(direction: .horizontal, spacing: 6, alignItems: .center,
+                                   children: [Leaf(.fixed(CGSize(width: 12, height: 12))), creditText]))
+        let textArea = StackLayoutSpec(
+            direction: .vertical, justifyContent: .start, alignItems: .stretch,
+            children: [descriptionInset, LayoutSpec().styled { $0.flexGrow = 1 }, creditRow])
+            .styled { $0.height = .points(textAreaHeight) }
+        let content = StackLayoutSpec(direction: .vertical, alignItems: .stretch, children: [feature, textArea])
+        return BackgroundLayoutSpec(child: content, background: Leaf(.fill))
+    }
+
+    /// The size range a card is measured in: the card's width, any height.
+    static let sizeRange = SizeRange(min: CGSize(width: width, height: 0),
+                                     max: CGSize(width: width, height: .infinity))
+}

@@ -1,0 +1,89 @@
+import Canopy
+import Foundation
+
+/// `bench --scenario layout`: what measuring the card's layout-spec tree (`CardLayout`) costs on
+/// one core. The JSON names are fixed: `card_us` (one card, tree built and measured with nothing
+/// cached), `cells_10k_ms` (10,000 different cards measured one after the other) and
+/// `card_cached_us` (measuring an already measured card again).
+struct LayoutBenchmark {
+    struct Result: Codable, Sendable, Equatable {
+        var cardUs: Double
+        var cells10kMs: Double
+        var cardCachedUs: Double
+        enum CodingKeys: String, CodingKey {
+            case cardUs = "card_us"
+            case cells10kMs = "cells_10k_ms"
+            case cardCachedUs = "card_cached_us"
+        }
+    }
+
+    let deck: CardDeck
+    /// Timed runs per figure, after one untimed warm-up; the median is reported.
+    var repetitions = 15
+
+    private struct CardData {
+        let photoSize: CGSize
+        let name: String
+        let description: String
+        let credit: String
+    }
+
+    func run() -> Result {
+        let data = deck.entries.map { entry in
+            CardData(photoSize: (try? entry.imageSize.get()) ?? CGSize(width: 4, height: 3),
+                     name: entry.card.name, description: entry.card.description, credit: entry.card.credit)
+        }
+        guard !data.isEmpty else { return Result(cardUs: 0, cells10kMs: 0, cardCachedUs: 0) }
+
+        // One card: a batch of fresh trees (nothing cached), divided by the batch size.
+        let batch = 1_000
+        let cardUs = median { () -> Double in
+            let start = DispatchTime.now().uptimeNanoseconds
+            for index in 0..<batch { Self.measure(data[index % data.count]) }
+            return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e3 / Double(batch)
+        }
+
+        // 10,000 cells, each its own tree, as a collection measures its items.
+        let cellsMs = median { () -> Double in
+            let start = DispatchTime.now().uptimeNanoseconds
+            for index in 0..<10_000 { Self.measure(data[index % data.count], variant: index) }
+            return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+        }
+
+        // The same card measured again: the cache answers.
+        let card = data[0]
+        let spec = CardLayout.spec(photoSize: card.photoSize, name: card.name, description: card.description,
+                                   credit: card.credit)
+        _ = spec.layoutThatFits(CardLayout.sizeRange)
+        let cachedUs = median { () -> Double in
+            let start = DispatchTime.now().uptimeNanoseconds
+            for _ in 0..<batch { _ = spec.layoutThatFits(CardLayout.sizeRange) }
+            return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e3 / Double(batch)
+        }
+        return Result(cardUs: cardUs, cells10kMs: cellsMs, cardCachedUs: cachedUs)
+    }
+
+    /// Builds and measures one card; `variant` lengthens the description so cells differ.
+    @discardableResult
+    private static func measure(_ card: CardData, variant: Int = 0) -> CGSize {
+        let description = variant == 0 ? card.description : card.description + String(repeating: " x", count: variant % 7)
+        let spec = CardLayout.spec(photoSize: card.photoSize, name: card.name, description: description,
+                                   credit: card.credit)
+        return spec.layoutThatFits(CardLayout.sizeRange).size
+    }
+
+    private func median(_ body: () -> Double) -> Double {
+        _ = body()
+        let times = (0..<repetitions).map { _ in body() }.sorted()
+        return times[times.count / 2]
+    }
+
+    static func table(_ result: Result) -> String {
+        BenchReport.format([
+            ["figure", "median"],
+            ["card (uncached)", String(format: "%.2f µs", result.cardUs)],
+            ["10,000 cells", String(format: "%.1f ms", result.cells10kMs)],
+            ["card (cached)", String(format: "%.2f µs", result.cardCachedUs)],
+        ])
+    }
+}
