@@ -11,8 +11,6 @@ import Foundation
 /// The leaves are `CardLayout.Leaf`s: boxes that measure like the card's parts (a fixed size, or
 /// text that wraps at a mean glyph advance) so the tree can be measured without fonts or pixels.
 enum CardLayout {
-    static let width: CGFloat = 320
-    static let textAreaHeight: CGFloat = 300
     static let favouriteSize: CGFloat = 24
 
     /// A stand-in for one of the card's parts.
@@ -54,9 +52,10 @@ enum CardLayout {
     }
 
     /// The card's spec for a photo of `photoSize` and the given texts.
-    static func spec(photoSize: CGSize, name: String, description: String, credit: String) -> any LayoutElement {
-        let aspect = photoSize.width > 0 && photoSize.height > 0 ? photoSize.height / photoSize.width : 0.75
-        let photo = RatioLayoutSpec(ratio: aspect, child: Leaf(.fill))
+    static func spec(photoSize: CGSize?, name: String, description: String, credit: String) -> any LayoutElement {
+        // The photo's height is the grid's (`CardDeck.cardHeight`): its aspect across 320 pt, rounded up.
+        let photoHeight = CardDeck.cardHeight(imageSize: photoSize) - CardDeck.textAreaHeight
+        let photo = Leaf(.fill).styled { $0.height = .points(photoHeight) }
         let title = InsetLayoutSpec(insets: EdgeInsets(top: .infinity, left: 20, bottom: 20, right: 20),
                                     child: Leaf(.text(characters: name.count, fontSize: 30, maximumLines: 1)))
         let favourite = InsetLayoutSpec(insets: EdgeInsets(top: 12, left: .infinity, bottom: .infinity, right: 12),
@@ -78,12 +77,12 @@ enum CardLayout {
         let textArea = StackLayoutSpec(
             direction: .vertical, justifyContent: .start, alignItems: .stretch,
             children: [descriptionInset, LayoutSpec().styled { $0.flexGrow = 1 }, creditRow])
-            .styled { $0.height = .points(textAreaHeight) }
+            .styled { $0.height = .points(CardDeck.textAreaHeight) }
         let content = StackLayoutSpec(direction: .vertical, alignItems: .stretch, children: [feature, textArea])
         return BackgroundLayoutSpec(child: content, background: Leaf(.fill))
     }
 
     /// The size range a card is measured in: the card's width, any height.
-    static let sizeRange = SizeRange(min: CGSize(width: width, height: 0),
-                                     max: CGSize(width: width, height: .infinity))
+    static let sizeRange = SizeRange(min: CGSize(width: CardDeck.cardWidth, height: 0),
+                                     max: CGSize(width: CardDeck.cardWidth, height: .infinity))
 }
