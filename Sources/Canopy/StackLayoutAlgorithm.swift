@@ -215,16 +215,20 @@ struct StackLayoutAlgorithm {
         let hypotheticalSum = indices.reduce(spacing) { $0 + items[$1].hypothetical }
         let target = clampMain(hypotheticalSum)
         let growing = hypotheticalSum < target
+        // An infinite minimum gives nothing to grow into that lengths could hold: no flexing.
+        let flexes = target.isFinite && hypotheticalSum.isFinite
 
+        /// A child's factor in this direction; negative, NaN and infinite factors count as 0.
         func factor(_ item: Item) -> CGFloat {
-            max(0, growing ? item.values.flexGrow : item.values.flexShrink)
+            let value = growing ? item.values.flexGrow : item.values.flexShrink
+            return value.isFinite ? max(0, value) : 0
         }
 
         // Items that cannot flex in this direction keep their hypothetical size.
         for index in indices {
             let item = items[index]
             items[index].target = item.hypothetical
-            items[index].frozen = hypotheticalSum == target || factor(item) == 0
+            items[index].frozen = !flexes || hypotheticalSum == target || factor(item) == 0
                 || (growing && item.base > item.hypothetical) || (!growing && item.base < item.hypothetical)
         }
 
@@ -269,7 +273,10 @@ struct StackLayoutAlgorithm {
             for index in unfrozen {
                 let value = clamped[index]!
                 let violation = value - items[index].target
-                if totalViolation == 0 || (totalViolation > 0 && violation > 0) || (totalViolation < 0 && violation < 0) {
+                // Each round freezes at least one item (all of them if anything came out NaN), so
+                // the loop ends after at most one round per item.
+                if totalViolation == 0 || totalViolation.isNaN || (totalViolation > 0 && violation > 0)
+                    || (totalViolation < 0 && violation < 0) {
                     items[index].frozen = true
                 }
                 items[index].target = value
@@ -423,7 +430,8 @@ struct StackLayoutAlgorithm {
     // MARK: Baselines of the stack itself
 
     /// The stack's first and last baselines: in a column, its first and last child's; in a row, the
-    /// first and last line's shared baseline, or the line's first item's.
+    /// first line's shared first baseline or its first item's, and the last line's shared last
+    /// baseline or its last item's.
     private func baselines(items: [Item], lines: [Line], sublayouts: [Layout],
                            stackSize: CGSize) -> (ascender: CGFloat, descender: CGFloat) {
         let height = stackSize.height
@@ -440,7 +448,7 @@ struct StackLayoutAlgorithm {
         let lastLine = lines[lines.count - 1]
         let top = firstLine.firstBaseline.map { firstLine.offset + $0 } ?? ascent(firstLine.items.lowerBound)
         let bottom = lastLine.lastBaseline.map { height - (lastLine.offset + $0) }
-            ?? descent(lastLine.items.lowerBound)
+            ?? descent(lastLine.items.upperBound - 1)
         return (top, bottom)
     }
 }

@@ -368,37 +368,86 @@ final class LayoutSpecTests: XCTestCase {
 
     // MARK: Properties of random trees
 
+    // Random trees of every spec, stacks included, every child wrapped in a `RangeProbe` that checks
+    // the range its parent gives it and the size it returns; random root ranges, finite and infinite.
+
     func testRandomLayoutTreesRespectTheirRanges() {
         var rng = LayoutTestRNG(seed: 0xC0FFEE)
-        for iteration in 0..<400 {
-            let tree = RandomLayoutTree.element(depth: 4, rng: &rng)
+        let probes = RangeProbeLog()
+        for iteration in 0..<2000 {
+            let tree = RandomLayoutTree.element(depth: 4, rng: &rng, probes: probes)
             let constraint = RandomLayoutTree.sizeRange(rng: &rng)
-            let layout = tree.layoutThatFits(constraint)
-            let message = "iteration \(iteration), range \(constraint)\n\(layout.description)"
-            XCTAssertEqual(constraint.clamp(layout.size), layout.size, "size outside its range: \(message)")
-            checkTree(layout, message: message)
-            // Cached: a second layout is the same tree.
-            XCTAssertEqual(tree.layoutThatFits(constraint).description, layout.description)
+            checkRandomTree(tree, in: constraint, probes: probes, label: "iteration \(iteration)")
         }
     }
 
+    /// "Nothing overflows" (see `RandomLayoutTree.fittingStack`): then every child lies inside the stack.
+    func testRandomStacksThatFitKeepTheirChildrenInside() {
+        var rng = LayoutTestRNG(seed: 0xF17)
+        let probes = RangeProbeLog()
+        for iteration in 0..<1000 {
+            let (stack, constraint) = RandomLayoutTree.fittingStack(rng: &rng, probes: probes)
+            let layout = checkRandomTree(stack, in: constraint, probes: probes, label: "fitting \(iteration)")
+            XCTAssertEqual(layout.size, constraint.max)
+            let bounds = CGRect(origin: .zero, size: layout.size).insetBy(dx: -tolerance, dy: -tolerance)
+            for sublayout in layout.sublayouts where !bounds.contains(sublayout.frame) {
+                XCTFail("fitting \(iteration): \(sublayout.frame) outside \(layout.size), range \(constraint)\n"
+                        + layout.description)
+            }
+        }
+    }
+
+    /// The same tree built twice lays out the same, also when one copy's caches already hold layouts
+    /// in other ranges (a layout depends on its range, parent size and styles only).
     func testRandomLayoutTreesArePure() {
-        for seed in UInt64(1)...50 {
+        for seed in UInt64(1)...300 {
             var a = LayoutTestRNG(seed: seed), b = LayoutTestRNG(seed: seed)
             let treeA = RandomLayoutTree.element(depth: 4, rng: &a), treeB = RandomLayoutTree.element(depth: 4, rng: &b)
             let constraintA = RandomLayoutTree.sizeRange(rng: &a), constraintB = RandomLayoutTree.sizeRange(rng: &b)
-            XCTAssertEqual(treeA.layoutThatFits(constraintA).description,
-                           treeB.layoutThatFits(constraintB).description)
+            assertSameLayout(treeA, constraintA, treeB, constraintB, "seed \(seed)")
+            let (stackA, rangeA) = RandomLayoutTree.fittingStack(rng: &a)
+            let (stackB, rangeB) = RandomLayoutTree.fittingStack(rng: &b)
+            assertSameLayout(stackA, rangeA, stackB, rangeB, "fitting seed \(seed)")
         }
+    }
+
+    private func assertSameLayout(_ a: any LayoutElement, _ rangeA: SizeRange, _ b: any LayoutElement,
+                                  _ rangeB: SizeRange, _ label: String) {
+        XCTAssertEqual(rangeA, rangeB, label)
+        let warmUps = [SizeRange.unconstrained, SizeRange(min: .zero, max: rangeB.min), SizeRange(exactly: rangeB.min)]
+        for warmUp in warmUps { _ = b.layoutThatFits(warmUp) }
+        XCTAssertEqual(a.layoutThatFits(rangeA).description, b.layoutThatFits(rangeB).description, label)
+    }
+
+    /// Lengths are sums of fractions: positions are compared with this much slack.
+    private let tolerance: CGFloat = 1e-6
+
+    /// Lays `tree` out in `constraint` and checks the properties every layout has; returns the layout.
+    @discardableResult
+    private func checkRandomTree(_ tree: any LayoutElement, in constraint: SizeRange, probes: RangeProbeLog,
+                                 label: String) -> Layout {
+        let layout = tree.layoutThatFits(constraint)
+        let message = "\(label), range \(constraint)\n\(layout.description)"
+        XCTAssertEqual(RangeProbeLog.problems(range: constraint, size: layout.size), [], "root: \(message)")
+        XCTAssertEqual(probes.take(), [], "a child and the range its parent gave it: \(message)")
+        checkTree(layout, message: message)
+        // Cached: a second layout is the same tree, also after a layout in another range.
+        XCTAssertEqual(tree.layoutThatFits(constraint).description, layout.description, message)
+        _ = tree.layoutThatFits(SizeRange(min: .zero, max: constraint.min))
+        XCTAssertEqual(tree.layoutThatFits(constraint).description, layout.description, message)
+        XCTAssertEqual(probes.take(), [], "a child and the range its parent gave it, other range: \(message)")
+        return layout
     }
 
     private func checkTree(_ layout: Layout, message: String) {
         for value in [layout.size.width, layout.size.height, layout.position.x, layout.position.y] {
-            XCTAssertFalse(value.isNaN, "NaN: \(message)")
+            XCTAssertTrue(value.isFinite, "NaN or infinity: \(message)")
         }
         XCTAssertGreaterThanOrEqual(layout.size.width, 0, message)
         XCTAssertGreaterThanOrEqual(layout.size.height, 0, message)
-        if !mayOverflow(layout) {
+        if let stack = layout.element as? StackLayoutSpec {
+            checkStack(layout, stack, message: message)
+        } else if !mayOverflow(layout) {
             let bounds = CGRect(origin: .zero, size: layout.size).insetBy(dx: -1e-9, dy: -1e-9)
             for sublayout in layout.sublayouts {
                 XCTAssertTrue(bounds.contains(sublayout.frame),
@@ -416,6 +465,130 @@ final class LayoutSpecTests: XCTestCase {
             return inset.insets.horizontal > layout.size.width || inset.insets.vertical > layout.size.height
         }
         return false
+    }
+
+    /// A stack lays out each of its children once, in order. Without wrapping:
+    /// - consecutive children are apart by at least `spacing` + the first's `spacingAfter` + the
+    ///   second's `spacingBefore`, exactly that when justified to the start, centre or end;
+    /// - what fits stays inside: along the main axis when the children's lengths and all the spacing
+    ///   fit the stack's length, so that justification has no negative free space; across, each child
+    ///   that is not aligned on a baseline (baselines align across a row only) and is no longer across
+    ///   than the stack.
+    private func checkStack(_ layout: Layout, _ stack: StackLayoutSpec, message: String) {
+        let children = stack.children.map { ($0 as? RangeProbe)?.child ?? $0 }
+        XCTAssertEqual(layout.sublayouts.count, children.count, message)
+        for (sublayout, child) in zip(layout.sublayouts, children) {
+            XCTAssertTrue(sublayout.element === child, "children out of order: \(message)")
+        }
+        guard stack.flexWrap == .noWrap, !layout.sublayouts.isEmpty else { return }
+        let horizontal = stack.direction == .horizontal
+        func main(_ size: CGSize) -> CGFloat { horizontal ? size.width : size.height }
+        func cross(_ size: CGSize) -> CGFloat { horizontal ? size.height : size.width }
+        func mainOrigin(_ point: CGPoint) -> CGFloat { horizontal ? point.x : point.y }
+        func crossOrigin(_ point: CGPoint) -> CGFloat { horizontal ? point.y : point.x }
+        func inside(_ origin: CGFloat, _ length: CGFloat, _ total: CGFloat) -> Bool {
+            origin >= -tolerance && origin + length <= total + tolerance
+        }
+
+        let styles = children.map { $0.style.values }
+        let exactGaps = [.start, .center, .end].contains(stack.justifyContent)
+        for index in layout.sublayouts.indices.dropFirst() {
+            let previous = layout.sublayouts[index - 1], next = layout.sublayouts[index]
+            let gap = mainOrigin(next.position) - (mainOrigin(previous.position) + main(previous.size))
+            let spacing = stack.spacing + styles[index - 1].spacingAfter + styles[index].spacingBefore
+            XCTAssertTrue(exactGaps ? abs(gap - spacing) <= tolerance : gap >= spacing - tolerance,
+                          "children \(index - 1) and \(index) \(gap) apart, spacing \(spacing): \(message)")
+        }
+        let used = zip(layout.sublayouts, styles).reduce(stack.spacing * CGFloat(children.count - 1)) {
+            $0 + main($1.0.size) + $1.1.spacingBefore + $1.1.spacingAfter
+        }
+        for (sublayout, values) in zip(layout.sublayouts, styles) {
+            if used <= main(layout.size) + tolerance {
+                XCTAssertTrue(inside(mainOrigin(sublayout.position), main(sublayout.size), main(layout.size)),
+                              "\(sublayout.frame) outside \(layout.size) along the main axis: \(message)")
+            }
+            let align = values.alignSelf == .auto ? stack.alignItems.asAlignSelf : values.alignSelf
+            let onBaseline = horizontal && (align == .baselineFirst || align == .baselineLast)
+            if !onBaseline && cross(sublayout.size) <= cross(layout.size) + tolerance {
+                XCTAssertTrue(inside(crossOrigin(sublayout.position), cross(sublayout.size), cross(layout.size)),
+                              "\(sublayout.frame) outside \(layout.size) across: \(message)")
+            }
+        }
+    }
+}
+
+extension StackLayoutSpec.AlignItems {
+    /// The `alignSelf` of a child that leaves it to the stack (`.auto`).
+    var asAlignSelf: AlignSelf {
+        switch self {
+        case .start: return .start
+        case .end: return .end
+        case .center: return .center
+        case .stretch: return .stretch
+        case .baselineFirst: return .baselineFirst
+        case .baselineLast: return .baselineLast
+        }
+    }
+}
+
+/// Stands in for an element in its parent and checks, at every measurement, the range the parent
+/// gives and the size the element returns. Invisible in the layout: it returns the element's own
+/// layout, and its style is the element's.
+final class RangeProbe: LayoutElement {
+    let child: any LayoutElement
+    let log: RangeProbeLog
+    let layoutCache = LayoutCache()
+    var style: Style { child.style }
+
+    init(_ child: any LayoutElement, log: RangeProbeLog) {
+        self.child = child
+        self.log = log
+    }
+
+    func layoutThatFits(_ constrainedSize: SizeRange, parentSize: CGSize) -> Layout {
+        let layout = child.layoutThatFits(constrainedSize, parentSize: parentSize)
+        log.check(layout, in: constrainedSize)
+        return layout
+    }
+
+    func calculateLayoutThatFits(_ constrainedSize: SizeRange) -> Layout {
+        child.calculateLayoutThatFits(constrainedSize)
+    }
+}
+
+/// What `RangeProbe`s found wrong, from any thread.
+final class RangeProbeLog: Sendable {
+    private let found = Mutex<[String]>([])
+
+    /// What is wrong with a layout of `size` given `range`: a range that is not one (a minimum that is
+    /// NaN, negative or infinite, a maximum that is NaN or below the minimum) or a size outside it
+    /// (NaN and infinity included).
+    static func problems(range: SizeRange, size: CGSize) -> [String] {
+        var problems: [String] = []
+        let axes = [("width", range.min.width, range.max.width, size.width),
+                    ("height", range.min.height, range.max.height, size.height)]
+        for (axis, lower, upper, length) in axes {
+            if !(lower.isFinite && lower >= 0) { problems.append("min \(axis) \(lower)") }
+            if !(upper >= lower) { problems.append("max \(axis) \(upper) below min \(lower)") }
+            if !(length.isFinite && length >= 0 && length >= lower && length <= upper) {
+                problems.append("\(axis) \(length) outside \(lower)…\(upper)")
+            }
+        }
+        return problems
+    }
+
+    func check(_ layout: Layout, in range: SizeRange) {
+        let problems = Self.problems(range: range, size: layout.size)
+        guard !problems.isEmpty else { return }
+        found.withLock { $0.append("\(type(of: layout.element)) in \(range): \(problems.joined(separator: ", "))") }
+    }
+
+    /// The problems found since the last call.
+    func take() -> [String] {
+        found.withLock { found in
+            defer { found = [] }
+            return found
+        }
     }
 }
 
@@ -466,10 +639,20 @@ enum RandomLayoutTree {
         return SizeRange(min: minSize, max: sz(maxW, maxH))
     }
 
-    static func element(depth: Int, rng: inout LayoutTestRNG) -> any LayoutElement {
-        let kind = depth == 0 ? Int.random(in: 0...1, using: &rng) : Int.random(in: 0...10, using: &rng)
+    static func pick<T>(_ options: [T], _ rng: inout LayoutTestRNG) -> T {
+        options.randomElement(using: &rng)!
+    }
+
+    /// `element` in a `RangeProbe` reporting to `probes`, if given.
+    static func probed(_ element: any LayoutElement, _ probes: RangeProbeLog?) -> any LayoutElement {
+        probes.map { RangeProbe(element, log: $0) } ?? element
+    }
+
+    /// A random tree `depth` deep, every child in a `RangeProbe` when `probes` is given.
+    static func element(depth: Int, rng: inout LayoutTestRNG, probes: RangeProbeLog? = nil) -> any LayoutElement {
+        let kind = depth == 0 ? Int.random(in: 0...1, using: &rng) : Int.random(in: 0...13, using: &rng)
         let style = style(&rng)
-        func child() -> any LayoutElement { element(depth: depth - 1, rng: &rng) }
+        func child() -> any LayoutElement { probed(element(depth: depth - 1, rng: &rng, probes: probes), probes) }
         switch kind {
         case 0: return CountingLeaf(length(&rng, 150), length(&rng, 150), style: style)
         case 1: return LayoutSpec(style: style)
@@ -495,12 +678,84 @@ enum RandomLayoutTree {
         case 9:
             return AbsoluteLayoutSpec(style: style, sizing: Bool.random(using: &rng) ? .default : .sizeToFit,
                                       children: (0..<Int.random(in: 1...3, using: &rng)).map { _ in child() })
-        default:
+        case 10:
             let locations: [CornerLayoutSpec.Location] = [.topLeft, .topRight, .bottomLeft, .bottomRight]
             return CornerLayoutSpec(style: style, child: child(), corner: child(),
                                     location: locations.randomElement(using: &rng)!,
                                     offset: CGPoint(x: length(&rng, 10) - 5, y: length(&rng, 10) - 5),
                                     wrapsCorner: Bool.random(using: &rng))
+        default:
+            return stack(style: style, children: (0..<Int.random(in: 0...4, using: &rng)).map { _ in child() },
+                         rng: &rng)
         }
+    }
+
+    // MARK: Stacks
+
+    static let alignSelves: [AlignSelf] = [.auto, .auto, .start, .end, .center, .stretch, .baselineFirst, .baselineLast]
+    static let alignItems: [StackLayoutSpec.AlignItems] = [
+        .start, .end, .center, .stretch, .baselineFirst, .baselineLast,
+    ]
+
+    /// A stack of `children` with every property random, set after creation; the children get random
+    /// flex properties (their style already has random sizes, mins and maxes, half the time).
+    static func stack(style: Style, children: [any LayoutElement], rng: inout LayoutTestRNG) -> StackLayoutSpec {
+        let stack = StackLayoutSpec(style: style, children: children)
+        stack.direction = pick([.horizontal, .vertical], &rng)
+        stack.spacing = pick([0, 0, length(&rng, 12)], &rng)
+        stack.justifyContent = pick([.start, .center, .end, .spaceBetween, .spaceAround, .spaceEvenly], &rng)
+        stack.alignItems = pick(alignItems, &rng)
+        stack.flexWrap = pick([.noWrap, .wrap], &rng)
+        stack.alignContent = pick([.start, .center, .end, .spaceBetween, .spaceAround, .stretch], &rng)
+        stack.lineSpacing = pick([0, length(&rng, 12)], &rng)
+        for child in children {
+            let style = child.style
+            style.flexGrow = pick([0, 0, 0.5, 1, 2], &rng)
+            style.flexShrink = pick([0, 0.5, 1, 1, 3], &rng)
+            style.flexBasis = dimension(&rng)
+            style.alignSelf = pick(alignSelves, &rng)
+            style.spacingBefore = pick([0, 0, length(&rng, 8)], &rng)
+            style.spacingAfter = pick([0, 0, length(&rng, 8)], &rng)
+            style.ascender = length(&rng, 40)
+            style.descender = length(&rng, 20)
+        }
+        return stack
+    }
+
+    /// A stack and a range in which nothing overflows, so every child must lie inside the stack:
+    /// - the range is exact (the stack's size is known, and no child is measured longer across);
+    /// - no wrapping (lines could add up to more than the cross length);
+    /// - no baseline alignment (a shared baseline can push a child past the line's end);
+    /// - every child has `flexShrink` ≥ 1 (shrink factors summing below 1 take only their share of
+    ///   the overflow, CSS's rule, so `flexShrink` > 0 is not enough);
+    /// - min sizes in points only, the main-axis mins and all the spacing (`spacing` between
+    ///   children, their `spacingBefore`/`spacingAfter`) fitting the main length, and every cross-axis
+    ///   min fitting the cross length.
+    /// Children are random trees two deep (which may overflow inside themselves).
+    static func fittingStack(rng: inout LayoutTestRNG, probes: RangeProbeLog? = nil) -> (StackLayoutSpec, SizeRange) {
+        let children = (0..<Int.random(in: 1...4, using: &rng)).map { _ in
+            probed(element(depth: 2, rng: &rng, probes: probes), probes)
+        }
+        let stack = stack(style: style(&rng), children: children, rng: &rng)
+        stack.flexWrap = .noWrap
+        stack.alignItems = pick([.start, .end, .center, .stretch], &rng)
+        for child in children {
+            child.style.flexShrink = pick([1, 2, 3], &rng)
+            child.style.minWidth = pick([.auto, .auto, .points(length(&rng, 60))], &rng)
+            child.style.minHeight = pick([.auto, .auto, .points(length(&rng, 60))], &rng)
+            if child.style.alignSelf == .baselineFirst || child.style.alignSelf == .baselineLast {
+                child.style.alignSelf = .auto
+            }
+        }
+        let horizontal = stack.direction == .horizontal
+        func points(_ dimension: LayoutDimension) -> CGFloat { dimension.resolve(parent: .nan, auto: 0) }
+        let minMains = children.map { points(horizontal ? $0.style.minWidth : $0.style.minHeight) }
+        let minCrosses = children.map { points(horizontal ? $0.style.minHeight : $0.style.minWidth) }
+        let spacing = children.reduce(stack.spacing * CGFloat(children.count - 1)) {
+            $0 + $1.style.spacingBefore + $1.style.spacingAfter
+        }
+        let main = spacing + minMains.reduce(0, +) + length(&rng, 200)
+        let cross = minCrosses.max()! + length(&rng, 200)
+        return (stack, SizeRange(exactly: horizontal ? sz(main, cross) : sz(cross, main)))
     }
 }
