@@ -343,25 +343,21 @@ struct StackLayoutAlgorithm {
         let content = lines.reduce(gaps) { $0 + $1.cross }
         let length = clampCross(content)
         let free = length - content
-        let count = CGFloat(lines.count)
-        var offset: CGFloat = 0
-        var gap: CGFloat = 0
+        let distribution: Distribution
         switch configuration.alignContent {
-        case .start:
-            break
-        case .end:
-            offset = free
-        case .center:
-            offset = free / 2
-        case .spaceBetween:
-            if free > 0 && lines.count > 1 { gap = free / (count - 1) }
-        case .spaceAround:
-            if free > 0 { gap = free / count; offset = gap / 2 } else { offset = free / 2 }
+        case .start: distribution = .start
+        case .center: distribution = .center
+        case .end: distribution = .end
+        case .spaceBetween: distribution = .spaceBetween
+        case .spaceAround: distribution = .spaceAround
         case .stretch:
+            distribution = .start
             if free > 0 {
-                for index in lines.indices { lines[index].cross += free / count }
+                for index in lines.indices { lines[index].cross += free / CGFloat(lines.count) }
             }
         }
+        var (offset, gap) = Self.distribute(configuration.alignContent == .stretch ? 0 : free,
+                                            among: lines.count, distribution)
         for index in lines.indices {
             lines[index].offset = offset
             offset += lines[index].cross + configuration.lineSpacing + gap
@@ -402,28 +398,48 @@ struct StackLayoutAlgorithm {
         let used = indices.reduce(spacing * CGFloat(indices.count - 1)) {
             $0 + items[$1].target + items[$1].spacingAround
         }
-        let free = mainLength - used
-        let count = CGFloat(indices.count)
-        var offset: CGFloat = 0
-        var gap: CGFloat = 0
+        let distribution: Distribution
         switch configuration.justifyContent {
-        case .start:
-            break
-        case .end:
-            offset = free
-        case .center:
-            offset = free / 2
-        case .spaceBetween:
-            if free > 0 && indices.count > 1 { gap = free / (count - 1) }
-        case .spaceAround:
-            if free > 0 { gap = free / count; offset = gap / 2 } else { offset = free / 2 }
-        case .spaceEvenly:
-            if free > 0 { gap = free / (count + 1); offset = gap } else { offset = free / 2 }
+        case .start: distribution = .start
+        case .center: distribution = .center
+        case .end: distribution = .end
+        case .spaceBetween: distribution = .spaceBetween
+        case .spaceAround: distribution = .spaceAround
+        case .spaceEvenly: distribution = .spaceEvenly
         }
+        var (offset, gap) = Self.distribute(mainLength - used, among: indices.count, distribution)
         for index in indices {
             offset += items[index].values.spacingBefore
             items[index].mainOffset = offset
             offset += items[index].target + items[index].values.spacingAfter + spacing + gap
+        }
+    }
+
+    // MARK: Free space
+
+    private enum Distribution {
+        case start, center, end, spaceBetween, spaceAround, spaceEvenly
+    }
+
+    /// Where the first of `count` things goes and the extra gap between them, for `free` space left
+    /// over (negative on overflow, where the spacing kinds fall back as CSS says: between to start,
+    /// around and evenly to centre).
+    private static func distribute(_ free: CGFloat, among count: Int,
+                                   _ distribution: Distribution) -> (offset: CGFloat, gap: CGFloat) {
+        let n = CGFloat(count)
+        switch distribution {
+        case .start:
+            return (0, 0)
+        case .end:
+            return (free, 0)
+        case .center:
+            return (free / 2, 0)
+        case .spaceBetween:
+            return (0, free > 0 && count > 1 ? free / (n - 1) : 0)
+        case .spaceAround:
+            return free > 0 ? (free / n / 2, free / n) : (free / 2, 0)
+        case .spaceEvenly:
+            return free > 0 ? (free / (n + 1), free / (n + 1)) : (free / 2, 0)
         }
     }
 
