@@ -17,6 +17,13 @@ public final class InsetLayoutSpec: LayoutElement {
 
     public func calculateLayoutThatFits(_ constrainedSize: SizeRange) -> Layout {
         func finite(_ value: CGFloat, _ fallback: CGFloat) -> CGFloat { value.isInfinite ? fallback : value }
+        // On an axis with no finite max there is no far edge to push against: an infinite inset
+        // there counts as 0 (Texture would give an infinite size and position).
+        let wide = constrainedSize.max.width.isFinite, tall = constrainedSize.max.height.isFinite
+        let insets = EdgeInsets(top: tall ? self.insets.top : finite(self.insets.top, 0),
+                                left: wide ? self.insets.left : finite(self.insets.left, 0),
+                                bottom: tall ? self.insets.bottom : finite(self.insets.bottom, 0),
+                                right: wide ? self.insets.right : finite(self.insets.right, 0))
         let insetsX = finite(insets.left, 0) + finite(insets.right, 0)
         let insetsY = finite(insets.top, 0) + finite(insets.bottom, 0)
         let minWidth = insets.left.isInfinite || insets.right.isInfinite ? 0 : constrainedSize.min.width

@@ -13,7 +13,8 @@ public final class Layout: Sendable, CustomStringConvertible {
     /// The distance from the top to the first baseline when the layout computed it (a stack does,
     /// from its children); nil means the element's `style.ascender`.
     public let ascender: CGFloat?
-    /// The distance from the last baseline to the bottom when computed; nil means `style.descender`.
+    /// The last baseline's place from the bottom, negative as a font's descender (the baseline is at
+    /// height + descender), when computed; nil means `style.descender`.
     public let descender: CGFloat?
 
     public init(element: any LayoutElement, size: CGSize, position: CGPoint = .zero, sublayouts: [Layout] = [],

@@ -55,17 +55,16 @@ public final class LayoutCache: Sendable {
     public func store(_ layout: Layout, for range: SizeRange, parentSize: CGSize, generation: UInt64) {
         let entry = Entry(range: range, parentSize: parentSize, size: layout.size, sublayouts: layout.sublayouts,
                           ascender: layout.ascender, descender: layout.descender, generation: generation)
+        // A layout measured before the latest change is stale already: keeping it would only push a
+        // fresh entry out.
+        guard generation == Self.generation else { return }
         entries.withLock { entries in
-            // Replace the same key or a stale entry in place; else append, or overwrite the oldest
+            // Drop the same key and anything older than this generation; then, if full, the oldest
             // (entries are kept oldest first).
-            if let index = entries.firstIndex(where: {
-                ($0.range == range && Self.same($0.parentSize, parentSize)) || $0.generation != generation
-            }) {
-                entries.remove(at: index)
-            } else if entries.count >= Self.capacity {
-                entries.removeFirst()
+            entries.removeAll {
+                ($0.range == range && Self.same($0.parentSize, parentSize)) || $0.generation < generation
             }
-            if entries.isEmpty { entries.reserveCapacity(Self.capacity) }
+            if entries.count >= Self.capacity { entries.removeFirst() }
             entries.append(entry)
         }
     }

@@ -4,8 +4,8 @@ import Synchronization
 /// Anything that can be laid out: a spec, and later a node (Texture's `ASLayoutElement`).
 ///
 /// Layout is pure: the same element, size range and parent size always give the same layout, so
-/// it may run on any thread and is cached per element (`layoutCache`). A spec's children are fixed
-/// when it is made; its `style` may change later (as in Texture), and a change to a style that a
+/// it may run on any thread and is cached per element (`layoutCache`). An element's `style` (and a
+/// stack's properties) may change after it is made, as in Texture; a change to a value that a
 /// layout has read moves the layout generation on, so no cache answers with a stale layout. Two
 /// threads measuring the same element with the same range at once may both compute it (the cache
 /// lock is not held while measuring); they get equal layouts. A node whose content changes calls
@@ -70,5 +70,23 @@ extension LayoutElement {
 
     public func calculateSizeThatFits(_ constrainedSize: CGSize) -> CGSize {
         .zero
+    }
+}
+
+extension LayoutElement {
+    /// The layout of this element's content in `range` with `values` minus their main-axis min and
+    /// max (a stack's flex base size ignores them, CSS §9.2.3). Not cached: a stack asks for it only
+    /// for children that have a main-axis min or max and no main-axis length.
+    func contentLayout(_ range: SizeRange, parentSize: CGSize, ignoringMainBoundsOf values: Style.Values,
+                       horizontal: Bool) -> Layout {
+        var unbounded = values
+        if horizontal {
+            unbounded.minWidth = .auto
+            unbounded.maxWidth = .auto
+        } else {
+            unbounded.minHeight = .auto
+            unbounded.maxHeight = .auto
+        }
+        return calculateLayoutThatFits(range.intersect(unbounded.sizeRange(parentSize: parentSize)))
     }
 }

@@ -35,11 +35,11 @@ struct LayoutProperties<Value: Sendable & Equatable>: ~Copyable, Sendable {
     }
 
     func update(_ change: (inout Value) -> Void) {
-        let invalidates = state.withLock { state -> Bool in
+        state.withLock { state in
             let old = state.value
             change(&state.value)
-            return state.observed && state.value != old
+            // Under the lock, so no layout can read the new value and still match an old entry.
+            if state.observed && state.value != old { LayoutCache.invalidateAll() }
         }
-        if invalidates { LayoutCache.invalidateAll() }
     }
 }

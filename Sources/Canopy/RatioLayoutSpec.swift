@@ -11,9 +11,9 @@ public final class RatioLayoutSpec: LayoutElement {
     public let ratio: CGFloat
     public let child: any LayoutElement
 
-    /// - Precondition: `ratio` > 0.
+    /// A ratio that is not a finite number above 0 (an image of no size) imposes nothing: the spec
+    /// passes its range through, as with no finite max.
     public init(style: Style = Style(), ratio: CGFloat, child: any LayoutElement) {
-        precondition(ratio > 0 && ratio.isFinite, "RatioLayoutSpec needs a finite ratio > 0")
         self.style = style
         self.ratio = ratio
         self.child = child
@@ -22,10 +22,11 @@ public final class RatioLayoutSpec: LayoutElement {
     public func calculateLayoutThatFits(_ constrainedSize: SizeRange) -> Layout {
         var options: [CGSize] = []
         let maxSize = constrainedSize.max
-        if maxSize.width.isFinite {
+        let usable = ratio > 0 && ratio.isFinite
+        if usable && maxSize.width.isFinite {
             options.append(constrainedSize.clamp(CGSize(width: maxSize.width, height: ratio * maxSize.width)))
         }
-        if maxSize.height.isFinite {
+        if usable && maxSize.height.isFinite {
             options.append(constrainedSize.clamp(CGSize(width: maxSize.height / ratio, height: maxSize.height)))
         }
         // The option whose height / width is closest to the ratio (clamping may have bent it);

@@ -20,6 +20,8 @@ struct StackLayoutAlgorithm {
         let maxCross: CGFloat
         /// Whether the child's cross length is set by its style (then it is never stretched).
         let hasCrossSize: Bool
+        /// The least cross length the child is measured with.
+        let crossMinimum: CGFloat
         /// The flex base size and the hypothetical main size (the base clamped by min/max).
         let base: CGFloat
         let hypothetical: CGFloat
@@ -156,25 +158,40 @@ struct StackLayoutAlgorithm {
         let crossDimension = horizontal ? values.height : values.width
         let hasCrossSize = !crossDimension.resolve(parent: parentCross, auto: .nan).isNaN
 
+        // A stretched child of a single-line stack will be at least the stack's minimum across (the
+        // line is), so it is measured so: a wrapping row inside a column then wraps at its final width.
+        let crossMinimum = configuration.flexWrap == .noWrap && align == .stretch && !hasCrossSize
+            ? min(max(minCross, crossBounds.lowerBound), crossBounds.upperBound, maxCross) : 0
+
+        // The flex base size ignores the child's own min/max (CSS §9.2.3); only the hypothetical
+        // size is clamped.
         let basis = values.flexBasis.resolve(parent: parentMain, auto: .nan)
+        let mainSize = (horizontal ? values.width : values.height).resolve(parent: parentMain, auto: .nan)
         var base: CGFloat
         var measured: Layout?
-        if basis.isNaN {
-            // Auto basis: the child's own length with nothing limiting the main axis (its width or
-            // height when the style sets one, else its content).
-            let layout = element.layoutThatFits(childRange(main: 0...CGFloat.infinity, cross: 0...maxCross),
-                                                parentSize: parentSize)
-            base = main(layout.size)
-            measured = layout
-        } else {
+        if !basis.isNaN {
             base = max(0, basis)
+        } else if !mainSize.isNaN {
+            base = max(0, mainSize)
+        } else {
+            // Auto basis and no length: the child's content, with nothing limiting the main axis.
+            let range = childRange(main: 0...CGFloat.infinity, cross: crossMinimum...maxCross)
+            let layout: Layout
+            if mainBounds == 0...CGFloat.infinity {
+                layout = element.layoutThatFits(range, parentSize: parentSize)
+                measured = layout
+            } else {
+                layout = element.contentLayout(range, parentSize: parentSize, ignoringMainBoundsOf: values,
+                                               horizontal: horizontal)
+            }
+            base = main(layout.size)
         }
         if !base.isFinite { base = 0 }
         let hypothetical = max(mainBounds.lowerBound, min(mainBounds.upperBound, base))
         if let layout = measured, main(layout.size) != hypothetical { measured = nil }
         return Item(element: element, values: values, align: align, minMain: mainBounds.lowerBound,
                     maxMain: mainBounds.upperBound, minCross: crossBounds.lowerBound,
-                    maxCross: crossBounds.upperBound, hasCrossSize: hasCrossSize, base: base,
+                    maxCross: crossBounds.upperBound, hasCrossSize: hasCrossSize, crossMinimum: crossMinimum, base: base,
                     hypothetical: hypothetical, measured: measured)
     }
 
@@ -290,15 +307,17 @@ struct StackLayoutAlgorithm {
     private func measureAtTarget(_ item: Item) -> Layout {
         if let measured = item.measured, main(measured.size) == item.target { return measured }
         return item.element.layoutThatFits(
-            childRange(main: item.target...item.target, cross: 0...maxCross), parentSize: parentSize)
+            childRange(main: item.target...item.target, cross: item.crossMinimum...maxCross), parentSize: parentSize)
     }
 
     private func ascender(_ item: Item) -> CGFloat {
         item.layout?.ascender ?? item.values.ascender
     }
 
-    private func descender(_ item: Item) -> CGFloat {
-        item.layout?.descender ?? item.values.descender
+    /// How far below its last baseline an item extends: minus its descender (Texture's sign: a
+    /// font's descender is negative, and the last baseline sits at height + descender).
+    private func depth(_ item: Item) -> CGFloat {
+        -(item.layout?.descender ?? item.values.descender)
     }
 
     /// A line's cross length: its tallest item, or its baseline-aligned items' extent.
@@ -315,9 +334,9 @@ struct StackLayoutAlgorithm {
                 maxAscent = max(maxAscent ?? ascent, ascent)
                 maxBelowFirst = max(maxBelowFirst, itemCross - ascent)
             case .baselineLast:
-                let toLast = itemCross - descender(item)
+                let toLast = itemCross - depth(item)
                 maxToLast = max(maxToLast ?? toLast, toLast)
-                maxDescent = max(maxDescent, descender(item))
+                maxDescent = max(maxDescent, depth(item))
             default:
                 length = max(length, itemCross)
             }
@@ -387,7 +406,7 @@ struct StackLayoutAlgorithm {
         case .baselineFirst:
             return (line.firstBaseline ?? 0) - ascender(item)
         case .baselineLast:
-            return (line.lastBaseline ?? 0) - (itemCross - descender(item))
+            return (line.lastBaseline ?? 0) - (itemCross - depth(item))
         }
     }
 
@@ -455,16 +474,17 @@ struct StackLayoutAlgorithm {
         let last = items.endIndex - 1
         func ascent(_ index: Int) -> CGFloat { sublayouts[index].position.y + ascender(items[index]) }
         func descent(_ index: Int) -> CGFloat {
-            height - sublayouts[index].frame.maxY + descender(items[index])
+            height - sublayouts[index].frame.maxY + depth(items[index])
         }
+        // The descender is reported with Texture's sign: minus the depth below the last baseline.
         if !horizontal {
-            return (ascent(first), descent(last))
+            return (ascent(first), -descent(last))
         }
         let firstLine = lines[0]
         let lastLine = lines[lines.count - 1]
         let top = firstLine.firstBaseline.map { firstLine.offset + $0 } ?? ascent(firstLine.items.lowerBound)
         let bottom = lastLine.lastBaseline.map { height - (lastLine.offset + $0) }
             ?? descent(lastLine.items.upperBound - 1)
-        return (top, bottom)
+        return (top, -bottom)
     }
 }

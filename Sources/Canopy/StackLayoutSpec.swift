@@ -38,7 +38,8 @@ public final class StackLayoutSpec: LayoutElement {
         case stretch
         /// First baselines (`ascender`) lined up; horizontal stacks only (vertical ones use start).
         case baselineFirst
-        /// Last baselines (`descender` from the bottom) lined up; horizontal stacks only.
+        /// Last baselines (at height + `descender`, the descender being negative) lined up;
+        /// horizontal stacks only.
         case baselineLast
     }
 

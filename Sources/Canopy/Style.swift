@@ -161,7 +161,8 @@ public final class Style: Sendable {
         get { values.ascender }
         set { update { $0.ascender = newValue } }
     }
-    /// Distance from the last baseline to the bottom.
+    /// Where the last baseline is, from the bottom, with a font's sign: negative, as the last baseline
+    /// sits at height + descender (Texture's convention; text leaves set it to their font's descender).
     public var descender: CGFloat {
         get { values.descender }
         set { update { $0.descender = newValue } }

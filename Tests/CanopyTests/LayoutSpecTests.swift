@@ -92,6 +92,20 @@ final class LayoutSpecTests: XCTestCase {
         assertLayoutFrame(layout.sublayouts[0], 0, 160, 50, 30, in: layout)
     }
 
+    func testInfiniteInsetOnAnUnboundedAxisCountsAsZero() {
+        let spec = InsetLayoutSpec(insets: EdgeInsets(top: .infinity, left: 0, bottom: 10, right: 0),
+                                   child: CountingLeaf(50, 30))
+        // No finite max height: no bottom edge to push against, so the top inset is 0: 30 + 10 = 40.
+        let layout = spec.layoutThatFits(sr(0, 0, 100, unbounded))
+        assertLayoutFrame(layout, 0, 0, 50, 40)
+        assertLayoutFrame(layout.sublayouts[0], 0, 0, 50, 30, in: layout)
+        // Both infinite on that axis: both 0.
+        let both = InsetLayoutSpec(insets: EdgeInsets(top: .infinity, left: 0, bottom: .infinity, right: 0),
+                                   child: CountingLeaf(50, 30)).layoutThatFits(sr(0, 0, 100, unbounded))
+        assertLayoutFrame(both, 0, 0, 50, 30)
+        assertLayoutFrame(both.sublayouts[0], 0, 0, 50, 30, in: both)
+    }
+
     func testInfiniteInsetsOnBothSidesCentre() {
         let spec = InsetLayoutSpec(insets: EdgeInsets(top: 0, left: .infinity, bottom: 0, right: .infinity),
                                    child: CountingLeaf(50, 30))
@@ -211,6 +225,14 @@ final class LayoutSpecTests: XCTestCase {
     func testRatioUnconstrainedPassesTheRangeThrough() {
         let layout = RatioLayoutSpec(ratio: 0.5, child: CountingLeaf(30, 40)).layoutThatFits(.unconstrained)
         assertLayoutFrame(layout, 0, 0, 30, 40)
+    }
+
+    func testRatioThatIsNotAPositiveNumberPassesTheRangeThrough() {
+        // An image of no size gives ratio 0, NaN or infinity: the child keeps its own 30×40.
+        for ratio in [0, -1, CGFloat.nan, .infinity] {
+            let layout = RatioLayoutSpec(ratio: ratio, child: CountingLeaf(30, 40)).layoutThatFits(sr(0, 0, 100, 100))
+            assertLayoutFrame(layout, 0, 0, 30, 40)
+        }
     }
 
     // MARK: Absolute
@@ -353,6 +375,20 @@ final class LayoutSpecTests: XCTestCase {
         _ = leaf.layoutThatFits(sr(0, 0, 1000, 10))
         _ = leaf.layoutThatFits(sr(0, 0, 1, 10))
         XCTAssertEqual(leaf.measurements, LayoutCache.capacity + 2)
+    }
+
+    func testAStaleStoreNeitherCachesNorEvictsFreshEntries() {
+        let leaf = CountingLeaf(10, 10)
+        let old = LayoutCache.generation
+        LayoutCache.invalidateAll()
+        _ = leaf.layoutThatFits(sr(0, 0, 50, 50))
+        // A slow thread finishes a measurement begun before the change: it is not kept…
+        let stale = Layout(element: leaf, size: sz(99, 99))
+        leaf.layoutCache.store(stale, for: sr(0, 0, 60, 60), parentSize: sz(60, 60), generation: old)
+        XCTAssertNil(leaf.layoutCache.layout(for: sr(0, 0, 60, 60), parentSize: sz(60, 60), element: leaf))
+        // …and the fresh entry is still there: no second measurement.
+        _ = leaf.layoutThatFits(sr(0, 0, 50, 50))
+        XCTAssertEqual(leaf.measurements, 1)
     }
 
     func testLayoutOnManyThreadsGivesOneAnswer() {
@@ -717,7 +753,7 @@ enum RandomLayoutTree {
             style.spacingBefore = pick([0, 0, length(&rng, 8)], &rng)
             style.spacingAfter = pick([0, 0, length(&rng, 8)], &rng)
             style.ascender = length(&rng, 40)
-            style.descender = length(&rng, 20)
+            style.descender = -length(&rng, 20)
         }
         return stack
     }

@@ -325,11 +325,11 @@ final class StackConformanceTests: XCTestCase {
 
     func testBaselineLast() {
         let layout = alignRow(.baselineLast, [
-            leaf(50, 30) { $0.descender = 5 },
-            leaf(50, 50) { $0.descender = 20 },
+            leaf(50, 30) { $0.descender = -5 },
+            leaf(50, 50) { $0.descender = -20 },
             leaf(50, 20) { $0.descender = 0 },
         ], range: sr(300, 0, 300, 200))
-        // Last baselines from the top: 30 − 5 = 25, 50 − 20 = 30, 20 − 0 = 20; largest 30.
+        // Last baselines from the top (height + descender): 30 − 5 = 25, 50 − 20 = 30, 20 − 0 = 20; largest 30.
         // y = 30 − 25 = 5, 0, 30 − 20 = 10. Extents 5…35, 0…50, 10…30 → line = 50.
         assertFrames(layout, [rect(0, 5, 50, 30), rect(50, 0, 50, 50), rect(100, 10, 50, 20)],
                      size: sz(300, 50))
@@ -1336,5 +1336,69 @@ final class StackConformanceTests: XCTestCase {
         let layout = stack.layoutThatFits(exact(300, 100))
         // Now end: free 150 → 150, 200.
         assertFrames(layout, [rect(150, 0, 50, 20), rect(200, 0, 100, 30)], size: sz(300, 100))
+    }
+
+    // MARK: - Flex base size versus min/max (CSS §9.2.3: the base ignores them)
+
+    func testFlexBaseSizeIgnoresMaxWhenShrinking() {
+        let layout = StackLayoutSpec(alignItems: .start, children: [
+            leaf(200, 10) { $0.flexShrink = 1; $0.maxWidth = .points(100) },
+            leaf(100, 10) { $0.flexShrink = 1 },
+        ]).layoutThatFits(exact(150, 10))
+        // Bases 200 and 100 (the max is not applied to the base); hypotheticals 100 and 100 → 200 >
+        // 150: shrink. free = 150 − 200 − 100 = −150, weighted 200 : 100 → 200 − 100 = 100 and
+        // 100 − 50 = 50; A's 100 is within its max.
+        assertFrames(layout, [rect(0, 0, 100, 10), rect(100, 0, 50, 10)], size: sz(150, 10))
+    }
+
+    func testFlexBaseSizeIgnoresMinWhenGrowing() {
+        let layout = StackLayoutSpec(alignItems: .start, children: [
+            leaf(50, 10) { $0.flexGrow = 1; $0.minWidth = .points(100) },
+            leaf(100, 10) { $0.flexGrow = 1 },
+        ]).layoutThatFits(exact(300, 10))
+        // Bases 50 and 100; hypotheticals 100 and 100 → 200 < 300: grow. free = 300 − 50 − 100 = 150,
+        // 75 each → 125 and 175; A's 125 is above its min 100.
+        assertFrames(layout, [rect(0, 0, 125, 10), rect(125, 0, 175, 10)], size: sz(300, 10))
+    }
+
+    func testExplicitWidthIsTheBaseEvenAboveTheMax() {
+        let layout = StackLayoutSpec(alignItems: .start, children: [
+            fixed(200, 10) { $0.flexShrink = 1; $0.maxWidth = .points(100) },
+            fixed(100, 10) { $0.flexShrink = 1 },
+        ]).layoutThatFits(exact(150, 10))
+        // Same numbers as with content 200: width is the base (200), the max only clamps the result.
+        assertFrames(layout, [rect(0, 0, 100, 10), rect(100, 0, 50, 10)], size: sz(150, 10))
+    }
+
+    func testAStretchedRowInAColumnWrapsItsTextAtTheColumnsWidth() {
+        // A "text" of 100 one-point characters, 10 pt a line: as wide as it may be, wrapped.
+        let text = WrappingTextLeaf(characters: 100, lineHeight: 10)
+            .styled { $0.flexBasis = .points(0); $0.flexGrow = 1; $0.flexShrink = 1 }
+        let column = StackLayoutSpec(direction: .vertical, children: [StackLayoutSpec(children: [text])])
+        let layout = column.layoutThatFits(sr(320, 0, 320, .infinity))
+        // The row stretches across the 320-wide column (min 320), so it is measured 320 wide: the
+        // text grows from 0 to 320 and takes one line, 10 high (measured at width 0 it would be one
+        // character a line, 1,000 high).
+        assertFrames(layout, [rect(0, 0, 320, 10)], size: sz(320, 10))
+        XCTAssertEqual(layout.sublayouts[0].sublayouts[0].frame, rect(0, 0, 320, 10), layout.description)
+    }
+}
+
+/// A leaf that lays out `characters` one-point characters in lines as wide as it may be.
+private final class WrappingTextLeaf: LayoutElement {
+    let style = Style()
+    let layoutCache = LayoutCache()
+    let characters: CGFloat
+    let lineHeight: CGFloat
+
+    init(characters: CGFloat, lineHeight: CGFloat) {
+        self.characters = characters
+        self.lineHeight = lineHeight
+    }
+
+    func calculateSizeThatFits(_ constrainedSize: CGSize) -> CGSize {
+        let width = min(characters, constrainedSize.width)
+        let perLine = max(1, width.rounded(.down))
+        return CGSize(width: width, height: (characters / perLine).rounded(.up) * lineHeight)
     }
 }

@@ -13,9 +13,9 @@ final class StackLayoutSpecTests: XCTestCase {
     // MARK: Helpers
 
     /// A "text" leaf: an intrinsic size with a first baseline `ascender` from the top and a last
-    /// baseline `descender` from the bottom.
+    /// baseline `descender` above the bottom (stored with a font's sign, as `style.descender = -descender`).
     private func textLeaf(_ width: CGFloat, _ height: CGFloat, ascender: CGFloat, descender: CGFloat) -> CountingLeaf {
-        CountingLeaf(width, height, style: Style { $0.ascender = ascender; $0.descender = descender })
+        CountingLeaf(width, height, style: Style { $0.ascender = ascender; $0.descender = -descender })
     }
 
     /// The layout of `element` in `range`, asserted against a description.
@@ -481,10 +481,10 @@ final class StackLayoutSpecTests: XCTestCase {
         // Ascender: first child's y + its ascender = 5 + 16 = 21.
         XCTAssertEqual(layout.ascender, 21)
         // Descender: below the last child's last baseline: 58 − (25 + 30) + 6 = 9.
-        XCTAssertEqual(layout.descender, 9)
+        XCTAssertEqual(layout.descender, -9)
         // Cached layouts keep them.
         XCTAssertEqual(column.layoutThatFits(sr(0, 0, 100, 100)).ascender, 21)
-        XCTAssertEqual(column.layoutThatFits(sr(0, 0, 100, 100)).descender, 9)
+        XCTAssertEqual(column.layoutThatFits(sr(0, 0, 100, 100)).descender, -9)
     }
 
     func testRowAlignedOnFirstBaselinesSharesIt() {
@@ -517,7 +517,7 @@ final class StackLayoutSpecTests: XCTestCase {
               CountingLeaf (40, 31, 20×20)
             """)
         // Descender: 51 − 46 = 5.
-        XCTAssertEqual(layout.descender, 5)
+        XCTAssertEqual(layout.descender, -5)
     }
 
     func testRowAlignsANestedColumnOfTextOnItsBaselines() {
@@ -539,7 +539,7 @@ final class StackLayoutSpecTests: XCTestCase {
             """)
         XCTAssertEqual(layout.ascender, 30)
         XCTAssertEqual(layout.sublayouts[1].ascender, 16)
-        XCTAssertEqual(layout.sublayouts[1].descender, 6)
+        XCTAssertEqual(layout.sublayouts[1].descender, -6)
 
         // Last baselines: label 40 − 10 = 30, column 50 − 6 = 44: shared at 44; below: max(10, 6)
         // = 10, so 54 high; label at 44 − 30 = 14 (its baseline 14 + 30 = 44), column at 0 (body's
@@ -553,7 +553,7 @@ final class StackLayoutSpecTests: XCTestCase {
                 CountingLeaf (0, 20, 50×30)
             """)
         // Descender 54 − 44 = 10.
-        XCTAssertEqual(layout.descender, 10)
+        XCTAssertEqual(layout.descender, -10)
 
         // A new ascender deep inside moves the column: title's baseline 18, the column's 18;
         // shared first baseline 30, below max(10, 50 − 18 = 32): 62 high, column at 30 − 18 = 12.
