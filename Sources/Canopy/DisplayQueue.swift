@@ -1,0 +1,149 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The raster workers: a fixed pool of threads that run display work (decode, scale, blur, text,
+/// drawing), most urgent first (`DisplayPriority`), at a lower scheduling priority than the main
+/// thread so that a busy pool never delays a frame.
+///
+/// Thread-safe: `enqueue` from any thread. Work items must not touch SDL or any main-thread object;
+/// they poll their own cancellation (the display sentinel) and return quickly when cancelled.
+public final class DisplayQueue: Sendable {
+    /// A queued item; cancelling it before a worker takes it means it never runs.
+    public final class Ticket: Sendable {
+        fileprivate let cancelled = Atomic<Bool>(false)
+        public func cancel() { cancelled.store(true, ordering: .releasing) }
+        public var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+    }
+
+    private struct Job {
+        let priority: DisplayPriority
+        let sequence: UInt64
+        let ticket: Ticket
+        let work: @Sendable () -> Void
+
+        /// Heap order: more urgent first, then older first.
+        func precedes(_ other: Job) -> Bool {
+            if priority < other.priority { return true }
+            if other.priority < priority { return false }
+            return sequence < other.sequence
+        }
+    }
+
+    private struct State {
+        var heap: [Job] = []
+        var sequence: UInt64 = 0
+        var stopped = false
+        var running = 0
+    }
+
+    /// The shared pool: one worker per core (measured fastest on the 2-core reference machine;
+    /// more workers only add switching, fewer leave a core idle while the main thread sleeps).
+    public static let shared = DisplayQueue(workers: ProcessInfo.processInfo.activeProcessorCount)
+
+    /// The nice value of worker threads (the main thread keeps 0).
+    public static let workerNiceValue: Int32 = 5
+
+    public let workerCount: Int
+    private let state = Mutex(State())
+    private let available = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Starts `workers` threads (at least one) named "canopy.display.N".
+    public init(workers: Int, name: String = "canopy.display") {
+        workerCount = max(1, workers)
+        for index in 0..<workerCount {
+            let thread = Thread { [self] in workerLoop() }
+            thread.name = "\(name).\(index)"
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+    }
+
+    /// Queues `work`; it runs on a worker when nothing more urgent waits.
+    @discardableResult
+    public func enqueue(priority: DisplayPriority = .background, _ work: @escaping @Sendable () -> Void) -> Ticket {
+        let ticket = Ticket()
+        let accepted = state.withLock { state -> Bool in
+            guard !state.stopped else { return false }
+            state.sequence += 1
+            Self.push(Job(priority: priority, sequence: state.sequence, ticket: ticket, work: work), into: &state.heap)
+            return true
+        }
+        if accepted { available.signal() }
+        return ticket
+    }
+
+    /// Items waiting for a worker (cancelled ones included until a worker drops them).
+    public var pendingCount: Int { state.withLock { $0.heap.count } }
+    /// Items running now.
+    public var runningCount: Int { state.withLock { $0.running } }
+
+    /// Stops the workers after the items they are running; queued items are dropped. Returns when
+    /// every worker has ended.
+    public func shutdown() {
+        let wasRunning = state.withLock { state -> Bool in
+            let was = !state.stopped
+            state.stopped = true
+            state.heap.removeAll()
+            return was
+        }
+        guard wasRunning else { return }
+        for _ in 0..<workerCount { available.signal() }
+        for _ in 0..<workerCount { finished.wait() }
+    }
+
+    private func workerLoop() {
+        #if canImport(Glibc)
+        // On Linux the nice value is per thread: `who` 0 is the calling thread.
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.workerNiceValue)
+        #endif
+        while true {
+            available.wait()
+            let job = state.withLock { state -> Job?? in
+                if state.stopped { return .some(nil) }
+                guard let job = Self.pop(from: &state.heap) else { return nil }
+                if !job.ticket.isCancelled { state.running += 1 }
+                return .some(job)
+            }
+            guard let taken = job else { continue }       // a wake-up with nothing queued
+            guard let job = taken else { break }           // stopped
+            if job.ticket.isCancelled { continue }
+            job.work()
+            state.withLock { $0.running -= 1 }
+        }
+        finished.signal()
+    }
+
+    // MARK: A binary heap ordered by `Job.precedes`
+
+    private static func push(_ job: Job, into heap: inout [Job]) {
+        heap.append(job)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child].precedes(heap[parent]) else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private static func pop(from heap: inout [Job]) -> Job? {
+        guard !heap.isEmpty else { return nil }
+        heap.swapAt(0, heap.count - 1)
+        let top = heap.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var first = parent
+            if left < heap.count && heap[left].precedes(heap[first]) { first = left }
+            if right < heap.count && heap[right].precedes(heap[first]) { first = right }
+            if first == parent { break }
+            heap.swapAt(parent, first)
+            parent = first
+        }
+        return top
+    }
+}

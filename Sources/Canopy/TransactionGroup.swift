@@ -1,0 +1,58 @@
+import Foundation
+
+/// The open and committed transactions of one run loop (Texture's `_ASAsyncTransactionGroup`).
+///
+/// Its observer runs after everything else in the turn's commit phase (`afterCommit`, last): it
+/// closes the transactions opened during the turn and completes, in the order they were opened,
+/// every committed transaction whose operations have all finished, so their contents are set
+/// before the turn's uploads (`beforePresent`) and appear in the same frame. A worker finishing a
+/// transaction's last operation asks the loop for a frame. Main thread, except
+/// `operationsFinished()`.
+@MainActor
+public final class TransactionGroup {
+    nonisolated private let runLoop: RunLoop
+    private var transactions: [AsyncTransaction] = []
+    private var token: RunLoop.ObserverToken?
+
+    public init(runLoop: RunLoop) {
+        self.runLoop = runLoop
+        token = runLoop.addObserver(.afterCommit, order: .max) { [weak self] _ in self?.commit() }
+    }
+
+    /// Transactions not completed yet.
+    public var pendingCount: Int { transactions.count }
+
+    /// Stops observing the run loop (pending transactions are left as they are).
+    public func invalidate() {
+        if let token { runLoop.removeObserver(token) }
+        token = nil
+    }
+
+    func add(_ transaction: AsyncTransaction) {
+        transactions.append(transaction)
+        runLoop.setNeedsFrame()
+    }
+
+    /// Any thread: a transaction's last operation finished (or it was cancelled); commit next turn.
+    nonisolated func operationsFinished() {
+        runLoop.setNeedsFrame()
+    }
+
+    /// Commits open transactions and completes the finished ones, in order.
+    public func commit() {
+        guard !transactions.isEmpty else { return }
+        var remaining: [AsyncTransaction] = []
+        let current = transactions
+        transactions = []
+        for transaction in current {
+            transaction.commit()
+            if transaction.isReadyToComplete {
+                transaction.complete()
+            } else {
+                remaining.append(transaction)
+            }
+        }
+        // Completions may have opened new transactions; keep them after the waiting ones.
+        transactions = remaining + transactions
+    }
+}

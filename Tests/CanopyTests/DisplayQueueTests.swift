@@ -1,0 +1,222 @@
+import Foundation
+import Synchronization
+import XCTest
+@testable import Canopy
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class DisplayQueueTests: XCTestCase {
+    /// A one-worker queue whose worker is held by a first job until `release` is signalled, so
+    /// that everything queued meanwhile is ordered by priority alone.
+    private func heldQueue() -> (DisplayQueue, release: DispatchSemaphore, started: DispatchSemaphore) {
+        let queue = DisplayQueue(workers: 1, name: "test.display")
+        let release = DispatchSemaphore(value: 0), started = DispatchSemaphore(value: 0)
+        queue.enqueue(priority: .visible) { started.signal(); release.wait() }
+        started.wait()
+        return (queue, release, started)
+    }
+
+    /// Waits for `count` signals (a guard against a hang, not a timing assertion).
+    private func wait(_ semaphore: DispatchSemaphore, count: Int) {
+        for _ in 0..<count {
+            XCTAssertEqual(semaphore.wait(timeout: .now() + 30), .success, "display work never ran")
+        }
+    }
+
+    func testVisibleWorkFirstThenByDistanceThenInOrder() {
+        let (queue, release, _) = heldQueue()
+        defer { queue.shutdown() }
+        let order = Mutex<[String]>([])
+        let done = DispatchSemaphore(value: 0)
+        let jobs: [(String, DisplayPriority)] = [
+            ("background", .background), ("far", DisplayPriority(isVisible: false, distance: 500)),
+            ("visible-1", .visible), ("near", DisplayPriority(isVisible: false, distance: 100)),
+            ("visible-2", .visible), ("near-2", DisplayPriority(isVisible: false, distance: 100)),
+        ]
+        for (name, priority) in jobs {
+            queue.enqueue(priority: priority) { order.withLock { $0.append(name) }; done.signal() }
+        }
+        release.signal()
+        wait(done, count: jobs.count)
+        XCTAssertEqual(order.withLock { $0 }, ["visible-1", "visible-2", "near", "near-2", "far", "background"])
+    }
+
+    func testACancelledTicketNeverRuns() {
+        let (queue, release, _) = heldQueue()
+        defer { queue.shutdown() }
+        let ran = Mutex<[Int]>([])
+        let done = DispatchSemaphore(value: 0)
+        let first = queue.enqueue { ran.withLock { $0.append(1) } }
+        queue.enqueue { ran.withLock { $0.append(2) }; done.signal() }
+        first.cancel()
+        XCTAssertTrue(first.isCancelled)
+        release.signal()
+        wait(done, count: 1)
+        XCTAssertEqual(ran.withLock { $0 }, [2])
+    }
+
+    func testWorkersRunBelowTheMainThreadsPriority() {
+        let queue = DisplayQueue(workers: 2, name: "test.display")
+        defer { queue.shutdown() }
+        let nice = Mutex<Int32?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        queue.enqueue {
+            nice.withLock { $0 = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
+            done.signal()
+        }
+        wait(done, count: 1)
+        XCTAssertEqual(nice.withLock { $0 }, DisplayQueue.workerNiceValue)
+        XCTAssertEqual(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0), 0, "the test thread keeps its priority")
+    }
+
+    func testEveryWorkerTakesWork() {
+        // Two workers: two jobs that each wait for the other to start can only finish if both run at once.
+        let queue = DisplayQueue(workers: 2, name: "test.display")
+        defer { queue.shutdown() }
+        let a = DispatchSemaphore(value: 0), b = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        queue.enqueue { a.signal(); if b.wait(timeout: .now() + 30) == .success { done.signal() } }
+        queue.enqueue { b.signal(); if a.wait(timeout: .now() + 30) == .success { done.signal() } }
+        wait(done, count: 2)
+    }
+
+    func testShutdownDropsQueuedWorkAndEndsTheWorkers() {
+        let (queue, release, _) = heldQueue()
+        queue.enqueue {}
+        XCTAssertEqual(queue.pendingCount, 1)
+        XCTAssertEqual(queue.runningCount, 1)
+        release.signal()
+        queue.shutdown()
+        XCTAssertEqual(queue.pendingCount, 0)
+        // Work enqueued after shutdown is refused.
+        queue.enqueue { XCTFail("ran after shutdown") }
+        XCTAssertEqual(queue.pendingCount, 0)
+        XCTAssertEqual(queue.runningCount, 0, "shutdown returns after the running work")
+    }
+}
+
+final class AsyncTransactionTests: XCTestCase {
+    /// Turns `loop` until `done()` or a generous guard expires (a hang guard, not a timing check).
+    @MainActor
+    private static func turn(_ loop: Canopy.RunLoop, until done: () -> Bool) {
+        let start = MonotonicClock.now()
+        while !done() && MonotonicClock.now() - start < 30 {
+            loop.runTurn()
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        XCTAssertTrue(done(), "the transaction never completed")
+    }
+
+    func testCompletionsRunTogetherInOrderAfterTheSlowestOperation() {
+        MainActor.assumeIsolated {
+            let loop = RunLoop()
+            let group = TransactionGroup(runLoop: loop)
+            let queue = DisplayQueue(workers: 2, name: "test.display")
+            defer { queue.shutdown() }
+            let slow = DispatchSemaphore(value: 0)
+            let fastDone = DispatchSemaphore(value: 0)
+            var log: [(String, Int)] = []
+            var turnNumber = 0
+            loop.addObserver(.afterInput) { turnNumber = $0.number }
+
+            let transaction = AsyncTransaction(group: group, queue: queue)
+            transaction.addOperation({ _ in slow.wait(); return "slow" }) { value, cancelled in
+                XCTAssertFalse(cancelled)
+                log.append((value ?? "nil", turnNumber))
+            }
+            transaction.addOperation({ _ -> String? in fastDone.signal(); return "fast" }) { value, _ in
+                log.append((value ?? "nil", turnNumber))
+            }
+            var blockTurn = 0
+            transaction.completionBlock = { _, cancelled in
+                XCTAssertFalse(cancelled)
+                blockTurn = turnNumber
+            }
+            XCTAssertEqual(transaction.state, .open)
+            loop.runTurn()
+            XCTAssertEqual(transaction.state, .committed, "the group closes it at the end of the turn")
+            // The fast one is done, the slow one is not: nothing completes.
+            XCTAssertEqual(fastDone.wait(timeout: .now() + 30), .success)
+            loop.runTurn()
+            loop.runTurn()
+            XCTAssertTrue(log.isEmpty)
+            XCTAssertEqual(group.pendingCount, 1)
+
+            slow.signal()
+            Self.turn(loop) { transaction.state == .completed }
+            // Both in added order, in one turn, then the block in that same turn.
+            XCTAssertEqual(log.map(\.0), ["slow", "fast"])
+            XCTAssertEqual(Set(log.map(\.1)).count, 1)
+            XCTAssertEqual(blockTurn, log.first?.1)
+            XCTAssertEqual(group.pendingCount, 0)
+        }
+    }
+
+    func testACancelledTransactionsWorkStopsAndItsCompletionsSaySo() {
+        MainActor.assumeIsolated {
+            let loop = RunLoop()
+            let group = TransactionGroup(runLoop: loop)
+            let queue = DisplayQueue(workers: 1, name: "test.display")
+            defer { queue.shutdown() }
+            let started = DispatchSemaphore(value: 0)
+            let sawCancel = Mutex(false)
+            let transaction = AsyncTransaction(group: group, queue: queue)
+            var results: [(Int?, Bool)] = []
+            transaction.addOperation({ isCancelled -> Int? in
+                started.signal()
+                // A long drawing polling its cancellation, as the blur does.
+                while !isCancelled() { Thread.sleep(forTimeInterval: 0.001) }
+                sawCancel.withLock { $0 = true }
+                return nil
+            }) { value, cancelled in results.append((value, cancelled)) }
+            transaction.addOperation({ _ -> Int? in 7 }) { value, cancelled in results.append((value, cancelled)) }
+            XCTAssertEqual(started.wait(timeout: .now() + 30), .success)
+            transaction.cancel()
+            Self.turn(loop) { transaction.state == .completed }
+            XCTAssertTrue(sawCancel.withLock { $0 })
+            // The second operation had not started when cancelled: its work never ran (nil).
+            XCTAssertEqual(results.map(\.0), [nil, nil])
+            XCTAssertEqual(results.map(\.1), [true, true])
+        }
+    }
+
+    func testTransactionsCompleteInTheOrderTheyWereOpened() {
+        MainActor.assumeIsolated {
+            let loop = RunLoop()
+            let group = TransactionGroup(runLoop: loop)
+            let queue = DisplayQueue(workers: 2, name: "test.display")
+            defer { queue.shutdown() }
+            var order: [Int] = []
+            let transactions = (0..<5).map { index -> AsyncTransaction in
+                let transaction = AsyncTransaction(group: group, queue: queue)
+                transaction.addOperation({ _ in index }) { value, _ in order.append(value ?? -1) }
+                return transaction
+            }
+            Self.turn(loop) { transactions.allSatisfy { $0.state == .completed } }
+            XCTAssertEqual(order, [0, 1, 2, 3, 4])
+        }
+    }
+
+    func testAFinishedOperationAsksForAFrame() {
+        MainActor.assumeIsolated {
+            let loop = RunLoop()
+            let group = TransactionGroup(runLoop: loop)
+            let queue = DisplayQueue(workers: 1, name: "test.display")
+            defer { queue.shutdown() }
+            let release = DispatchSemaphore(value: 0), returned = DispatchSemaphore(value: 0)
+            let transaction = AsyncTransaction(group: group, queue: queue)
+            transaction.addOperation({ _ -> Int? in release.wait(); return 1 }) { _, _ in }
+            transaction.completionBlock = { _, _ in returned.signal() }
+            loop.runTurn()
+            XCTAssertFalse(loop.needsFrame, "nothing to do while the work runs")
+            release.signal()
+            // The worker's last operation requests a frame, so a sleeping loop would wake.
+            let start = MonotonicClock.now()
+            while !loop.needsFrame && MonotonicClock.now() - start < 30 { Thread.sleep(forTimeInterval: 0.001) }
+            XCTAssertTrue(loop.needsFrame)
+            loop.runTurn()
+            XCTAssertEqual(transaction.state, .completed)
+        }
+    }
+}
