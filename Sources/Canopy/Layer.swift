@@ -13,6 +13,9 @@ public final class Layer {
     public var backgroundColor: Color?
     /// Rounds the background's corners (anti-aliased).
     public var cornerRadius: CGFloat = 0
+    /// A line of `borderWidth` points just inside the bounds, over the contents.
+    public var borderColor: Color?
+    public var borderWidth: CGFloat = 0
     /// A finished bitmap, drawn over the background to fill `contentsRect` (the whole bounds
     /// when nil).
     public var contents: Bitmap?
