@@ -1,0 +1,239 @@
+import Foundation
+
+/// Work spread over run-loop turns: items wait in FIFO order and each turn hands the handler as
+/// many as fit in a time budget. Texture's `ASRunLoopQueue`, bounded by time instead of by count.
+/// Main thread only: every member is called on the main thread (the type is `@MainActor`), and
+/// so is the handler; only the deinit may run elsewhere, if the last reference goes there.
+///
+/// The queue installs one observer at `phase` of `runLoop`. Each turn it takes items from the
+/// front and calls the handler with each, until the time spent in this turn (read from `clock`)
+/// reaches `budget` or the queue is empty. It always handles at least one item per turn, so a
+/// slow item or a zero budget still makes progress. While items remain after a turn it asks the
+/// loop for another frame, as it does when an item is enqueued, so a sleeping loop keeps turning
+/// until the queue is drained.
+///
+/// Membership is exclusive, by object identity: enqueueing an item that is already waiting does
+/// nothing (it keeps its place). An item leaves the queue just before its handler call, so it
+/// may be enqueued again from then on, by the handler too (it then goes to the back).
+///
+/// The queue holds its waiting items strongly and lets them go once handled or removed. The
+/// observer holds the queue weakly; `invalidate()` or the queue's deinit removes it.
+@MainActor
+public final class RunLoopQueue<Item: AnyObject> {
+    /// What a queue is handed to do with each item: the item, and whether it was the last one
+    /// waiting (the call that empties the queue). Called on the main thread.
+    public typealias Handler = @MainActor (_ item: Item, _ isQueueDrained: Bool) -> Void
+
+    /// The loop whose turns drain the queue.
+    public let runLoop: RunLoop
+    /// The point of the turn where the queue's observer runs.
+    public let phase: RunLoop.Phase
+    /// The observer's order within `phase` (lower runs first).
+    public let order: Int
+
+    /// The most time one turn spends on items, in seconds; at least one item is handled per
+    /// turn whatever it is (so 0 means one item per turn). Takes effect at the next turn.
+    public var budget: TimeInterval
+
+    /// When false the queue's observer does nothing: items wait, and no frames are asked for.
+    /// Setting it back to true asks for a frame if items are waiting.
+    public var isEnabled = true {
+        didSet {
+            if isEnabled && !oldValue { requestFrameIfNeeded() }
+        }
+    }
+
+    /// False once `invalidate()` was called: the observer is gone and enqueues are ignored.
+    public private(set) var isValid = true
+
+    /// The most recent turn in which the (enabled) observer ran: how many items it handled and
+    /// the seconds they took by `clock`. (0, 0) for a turn that found the queue empty.
+    public private(set) var lastTurn: (handled: Int, seconds: TimeInterval) = (0, 0)
+
+    /// Items handled since the queue was made.
+    public private(set) var handledCount = 0
+
+    private let clock: () -> TimeInterval
+    private let handler: Handler
+    private var token: RunLoop.ObserverToken?
+
+    // The waiting items: a ring buffer whose capacity is 0 or a power of two. The item at
+    // position `i` (0 ..< count, front first) is at `storage[(head + i) & (storage.count - 1)]`;
+    // free slots hold nil, so a handled item is released at once.
+    private var storage: [Item?] = []
+    private var head = 0
+    /// The number of waiting items.
+    public private(set) var count = 0
+    /// The identities of the waiting items (valid as keys because the queue keeps them alive).
+    private var members = Set<ObjectIdentifier>()
+
+    /// Makes a queue and installs its observer at `phase`, `order` of `runLoop`.
+    ///
+    /// - Parameters:
+    ///   - budget: the most time a turn spends on items, in seconds (4 ms by default).
+    ///   - clock: the time source for the budget, in seconds; tests inject a fake one.
+    ///   - handler: called with each item in turn, on the main thread.
+    public init(runLoop: RunLoop, budget: TimeInterval = 0.004, phase: RunLoop.Phase = .beforePresent,
+                order: Int = 0, clock: @escaping () -> TimeInterval = MonotonicClock.now,
+                handler: @escaping Handler) {
+        self.runLoop = runLoop
+        self.budget = budget
+        self.phase = phase
+        self.order = order
+        self.clock = clock
+        self.handler = handler
+        token = runLoop.addObserver(phase, order: order) { [weak self] _ in
+            self?.handleTurn()
+        }
+    }
+
+    /// Removes the observer. On the main thread (the usual last release) it goes at once; a
+    /// queue released on another thread posts the removal to the loop's next turn with
+    /// `perform`, which does not depend on anything draining the main actor's executor. Until
+    /// then the observer finds its queue gone and does nothing.
+    deinit {
+        guard let token else { return }
+        let runLoop = self.runLoop
+        if Thread.isMainThread {
+            MainActor.assumeIsolated { runLoop.removeObserver(token) }
+        } else {
+            runLoop.perform { runLoop.removeObserver(token) }
+        }
+    }
+
+    /// Whether no items are waiting.
+    public var isEmpty: Bool { count == 0 }
+
+    /// Whether `item` (the object itself) is waiting.
+    public func contains(_ item: Item) -> Bool {
+        members.contains(ObjectIdentifier(item))
+    }
+
+    /// Puts `item` at the back of the queue unless it is already waiting, and asks for a frame.
+    /// Returns whether it was added (false if it was waiting already or the queue is invalid).
+    @discardableResult
+    public func enqueue(_ item: Item) -> Bool {
+        guard append(item) else { return false }
+        requestFrameIfNeeded()
+        return true
+    }
+
+    /// Enqueues each of `items` in order, skipping those already waiting (including repeats
+    /// within `items`), and asks for one frame if any was added. Returns how many were added.
+    @discardableResult
+    public func enqueue(contentsOf items: some Sequence<Item>) -> Int {
+        var added = 0
+        for item in items where append(item) { added += 1 }
+        if added > 0 { requestFrameIfNeeded() }
+        return added
+    }
+
+    /// Takes `item` out of the queue if it is waiting, keeping the order of the rest. O(n).
+    /// Returns whether it was waiting.
+    @discardableResult
+    public func remove(_ item: Item) -> Bool {
+        guard members.remove(ObjectIdentifier(item)) != nil else { return false }
+        let mask = storage.count - 1
+        guard let position = (0..<count).first(where: { storage[(head + $0) & mask] === item }) else {
+            preconditionFailure("RunLoopQueue: a member is missing from the ring")
+        }
+        // Close the gap from whichever end is nearer.
+        if position < count / 2 {
+            var i = position
+            while i > 0 {
+                storage[(head + i) & mask] = storage[(head + i - 1) & mask]
+                i -= 1
+            }
+            storage[head] = nil
+            head = (head + 1) & mask
+        } else {
+            for i in position..<(count - 1) {
+                storage[(head + i) & mask] = storage[(head + i + 1) & mask]
+            }
+            storage[(head + count - 1) & mask] = nil
+        }
+        count -= 1
+        if count == 0 { head = 0 }
+        return true
+    }
+
+    /// Drops every waiting item (they are not handled) and frees the storage.
+    public func removeAll() {
+        storage = []
+        head = 0
+        count = 0
+        members.removeAll()
+    }
+
+    /// Removes the observer and drops the waiting items; later enqueues are ignored. Idempotent.
+    /// The queue's deinit removes the observer too, so this is only needed to stop a queue that
+    /// is still referenced.
+    public func invalidate() {
+        isValid = false
+        if let token {
+            runLoop.removeObserver(token)
+            self.token = nil
+        }
+        removeAll()
+    }
+
+    // MARK: - The turn
+
+    /// The observer: handles items from the front until the budget is spent or none are left.
+    private func handleTurn() {
+        guard isEnabled && isValid else { return }
+        guard count > 0 else {
+            lastTurn = (0, 0)
+            return
+        }
+        let start = clock()
+        var elapsed: TimeInterval = 0
+        var handled = 0
+        // The handler may enqueue, remove, disable or invalidate: check again before each item.
+        repeat {
+            let item = dequeue()
+            handled += 1
+            handledCount += 1
+            handler(item, count == 0)
+            elapsed = clock() - start
+        } while elapsed < budget && count > 0 && isEnabled && isValid
+        lastTurn = (handled, elapsed)
+        requestFrameIfNeeded()
+    }
+
+    /// Asks the loop for a frame if the queue would handle items in it.
+    private func requestFrameIfNeeded() {
+        if count > 0 && isEnabled && isValid { runLoop.setNeedsFrame() }
+    }
+
+    // MARK: - The ring
+
+    /// Adds `item` at the back unless it is waiting or the queue is invalid; returns whether it did.
+    private func append(_ item: Item) -> Bool {
+        guard isValid, members.insert(ObjectIdentifier(item)).inserted else { return false }
+        if count == storage.count { grow() }
+        storage[(head + count) & (storage.count - 1)] = item
+        count += 1
+        return true
+    }
+
+    /// Takes the front item; the queue must not be empty.
+    private func dequeue() -> Item {
+        let item = storage[head]!
+        storage[head] = nil
+        count -= 1
+        head = count == 0 ? 0 : (head + 1) & (storage.count - 1)
+        members.remove(ObjectIdentifier(item))
+        return item
+    }
+
+    /// Doubles the capacity (at least 16), moving the items to the front of the new storage.
+    private func grow() {
+        let capacity = max(16, storage.count * 2)
+        var grown = [Item?](repeating: nil, count: capacity)
+        let mask = storage.count - 1
+        for i in 0..<count { grown[i] = storage[(head + i) & mask] }
+        storage = grown
+        head = 0
+    }
+}
