@@ -33,12 +33,20 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
         var automaticallyManagesSubnodes = false
         var calculatedLayout: Layout?
         var name: String?
+        // Display (DisplayNode+Display).
+        var displaysAsynchronously = true
+        var displaySuspended = false
+        var needsDisplay = false
+        var isTransactionContainer = false
+        var transaction: AsyncTransaction?
     }
 
     public let style = Style()
     public let layoutCache = LayoutCache()
     let state = Mutex(State())
     private let loadedLayer = Mutex<Layer?>(nil)
+    /// Moves on with every display, cancel and suspension: work started under an older value is stale.
+    let displaySentinel = Atomic<UInt64>(0)
 
     public init() {}
 
@@ -92,6 +100,44 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
         }
     }
 
+    // MARK: Display override points; see also DisplayNode+Display
+
+    /// Whether the node draws contents of its own. Subclasses that draw return true.
+    open var drawsContents: Bool { false }
+
+    /// The immutable snapshot a worker draws from. Called on the main thread, just before a display.
+    @MainActor
+    open func drawParameters() -> (any Sendable)? { nil }
+
+    /// Draws the node's contents from `parameters` into `context` (sized to the bounds, at the
+    /// display's scale, transparent). Runs on a display worker (or the main thread when the node
+    /// does not display asynchronously); must not touch the node. Poll `isCancelled` between steps.
+    open class func draw(parameters: (any Sendable)?, in context: GraphicsContext,
+                         isCancelled: @Sendable () -> Bool) {}
+
+    /// The node's contents as a bitmap, or nil when cancelled: by default a context of the bounds
+    /// at `scale` that `draw(parameters:in:isCancelled:)` paints. Worker thread.
+    open class func display(parameters: (any Sendable)?, size: CGSize, scale: CGFloat,
+                            isCancelled: @Sendable () -> Bool) -> Bitmap? {
+        let width = Int((size.width * scale).rounded(.up)), height = Int((size.height * scale).rounded(.up))
+        guard width > 0, height > 0, !isCancelled() else { return nil }
+        let context = GraphicsContext(pixelWidth: width, pixelHeight: height, scale: scale)
+        draw(parameters: parameters, in: context, isCancelled: isCancelled)
+        return isCancelled() ? nil : context.makeBitmap()
+    }
+
+    /// Main thread, before a display starts.
+    @MainActor
+    open func willDisplay() {}
+
+    /// Main thread, after new contents were set on the layer.
+    @MainActor
+    open func didDisplay() {}
+
+    /// Main thread, on a container, when every display of its transaction has landed.
+    @MainActor
+    open func hierarchyDisplayDidFinish() {}
+
     // MARK: Thread affinity
 
     private static let violationHandler = Mutex<@Sendable (_ message: String) -> Void>({ message in
@@ -130,6 +176,7 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
         applyState(to: layer)
         for subnode in subnodes { layer.addSublayer(subnode.layer) }
         didLoad()
+        if drawsContents || state.withLock({ $0.needsDisplay }) { setNeedsDisplay() }
         return layer
     }
 
@@ -171,7 +218,12 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
     /// The node's frame in its supernode's coordinates.
     public var frame: CGRect {
         get { state.withLock { $0.frame } }
-        set { setLayerProperty("frame", \.frame, newValue) { $0.frame = $1 } }
+        set {
+            let resized = state.withLock { $0.frame.size } != newValue.size
+            setLayerProperty("frame", \.frame, newValue) { $0.frame = $1 }
+            // New bounds need new contents at the new size (Texture's needsDisplayOnBoundsChange).
+            if resized && drawsContents { setNeedsDisplay() }
+        }
     }
 
     /// The node's own coordinate space: its size at the origin.

@@ -1,0 +1,115 @@
+import Foundation
+import Synchronization
+
+extension DisplayNode {
+    // MARK: Configuration (any thread)
+
+    /// Whether the node draws on a display worker (true, the default) or on the main thread.
+    public var displaysAsynchronously: Bool {
+        get { state.withLock { $0.displaysAsynchronously } }
+        set { state.withLock { $0.displaysAsynchronously = newValue } }
+    }
+
+    /// A suspended node does not display; suspending cancels a display in flight (its result never
+    /// lands). Resuming displays the node again if it needed it (Texture's preventOrCancelDisplay).
+    public var displaySuspended: Bool {
+        get { state.withLock { $0.displaySuspended } }
+        set {
+            let needs = state.withLock { state -> Bool in
+                state.displaySuspended = newValue
+                return state.needsDisplay
+            }
+            if newValue {
+                cancelDisplay()
+            } else if needs {
+                DisplayScheduler.shared.schedule(self)
+            }
+        }
+    }
+
+    /// Suspends or resumes display of the node and its whole subtree.
+    public func recursivelySetDisplaySuspended(_ suspended: Bool) {
+        displaySuspended = suspended
+        for subnode in subnodes { subnode.recursivelySetDisplaySuspended(suspended) }
+    }
+
+    /// A container groups the displays of its subtree in one transaction, so they appear in one
+    /// frame (cells, and nodes that rasterize their subtree, are containers).
+    public var isTransactionContainer: Bool {
+        get { state.withLock { $0.isTransactionContainer } }
+        set { state.withLock { $0.isTransactionContainer = newValue } }
+    }
+
+    /// Asks for new contents: the node is displayed at the next commit (main thread), its drawing
+    /// running on a worker. Any thread. A node that is not loaded displays when it loads.
+    public func setNeedsDisplay() {
+        state.withLock { $0.needsDisplay = true }
+        DisplayScheduler.shared.schedule(self)
+    }
+
+    /// Makes work in flight stale: its result is dropped and its `isCancelled` turns true. Any thread.
+    public func cancelDisplay() {
+        displaySentinel.add(1, ordering: .acquiringAndReleasing)
+    }
+
+    // MARK: The display itself (main thread)
+
+    /// The container whose transaction this node's display joins: the nearest container among the
+    /// node and its ancestors, else the node itself.
+    var transactionContainer: DisplayNode {
+        var node: DisplayNode? = self
+        while let current = node {
+            if current.isTransactionContainer { return current }
+            node = current.supernode
+        }
+        return self
+    }
+
+    /// The container's open transaction for this turn (a new one once the last was committed).
+    @MainActor
+    func openTransaction(group: TransactionGroup) -> AsyncTransaction {
+        if let current = state.withLock({ $0.transaction }), current.state == .open { return current }
+        let transaction = AsyncTransaction(group: group)
+        transaction.completionBlock = { [weak self] _, cancelled in
+            if !cancelled { self?.hierarchyDisplayDidFinish() }
+        }
+        state.withLock { $0.transaction = transaction }
+        return transaction
+    }
+
+    /// Displays the node now: snapshot on the main thread, draw on a worker (or here), set contents
+    /// at the container's commit if nothing made the display stale meanwhile.
+    @MainActor
+    func display(group: TransactionGroup, scale: CGFloat) {
+        let proceed = state.withLock { state -> Bool in
+            guard state.needsDisplay, !state.displaySuspended else { return false }
+            state.needsDisplay = false
+            return true
+        }
+        guard proceed, let layer = layerIfLoaded else { return }
+        let sentinel = displaySentinel.add(1, ordering: .acquiringAndReleasing).newValue
+        let size = bounds.size
+        let parameters = drawParameters()
+        let nodeType = type(of: self)
+        willDisplay()
+        let isStale: @Sendable () -> Bool = { [weak self] in
+            guard let self else { return true }
+            return self.displaySentinel.load(ordering: .acquiring) != sentinel
+        }
+        if !displaysAsynchronously {
+            layer.contents = nodeType.display(parameters: parameters, size: size, scale: scale, isCancelled: isStale)
+            didDisplay()
+            return
+        }
+        let container = transactionContainer
+        let transaction = container.openTransaction(group: group)
+        transaction.addOperation(priority: DisplayScheduler.shared.priority(of: self), { isCancelled in
+            nodeType.display(parameters: parameters, size: size, scale: scale,
+                             isCancelled: { isCancelled() || isStale() })
+        }) { [weak self] bitmap, cancelled in
+            guard let self, !cancelled, !isStale(), let layer = self.layerIfLoaded else { return }
+            layer.contents = bitmap
+            self.didDisplay()
+        }
+    }
+}

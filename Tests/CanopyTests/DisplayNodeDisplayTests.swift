@@ -1,0 +1,220 @@
+import Foundation
+import Synchronization
+import XCTest
+@testable import Canopy
+
+/// What a `SolidNode` draws: a colour, after an optional gate opens, recording where it ran.
+private struct SolidParameters: Sendable {
+    let color: Color
+    let gate: DispatchSemaphore?
+    let started: DispatchSemaphore?
+    let log: DrawLog
+}
+
+private final class DrawLog: Sendable {
+    private let entries = Mutex<[(color: Color, onMain: Bool, cancelled: Bool)]>([])
+    func add(_ color: Color, onMain: Bool, cancelled: Bool) { entries.withLock { $0.append((color, onMain, cancelled)) } }
+    var all: [(color: Color, onMain: Bool, cancelled: Bool)] { entries.withLock { $0 } }
+}
+
+/// A node that fills its bounds with `color`.
+private final class SolidNode: DisplayNode, @unchecked Sendable {
+    let settings = Mutex<(color: Color, gate: DispatchSemaphore?, started: DispatchSemaphore?)>((.white, nil, nil))
+    let log = DrawLog()
+    let displays = Mutex<[Int]>([])
+    let turn: @Sendable () -> Int
+
+    init(turn: @escaping @Sendable () -> Int = { 0 }) {
+        self.turn = turn
+        super.init()
+    }
+
+    override var drawsContents: Bool { true }
+
+    @MainActor override func drawParameters() -> (any Sendable)? {
+        let s = settings.withLock { $0 }
+        return SolidParameters(color: s.color, gate: s.gate, started: s.started, log: log)
+    }
+
+    override class func draw(parameters: (any Sendable)?, in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
+        guard let p = parameters as? SolidParameters else { return }
+        p.started?.signal()
+        if let gate = p.gate { _ = gate.wait(timeout: .now() + 30) }
+        p.log.add(p.color, onMain: Thread.isMainThread, cancelled: isCancelled())
+        context.fill(CGRect(x: 0, y: 0, width: 1000, height: 1000), with: p.color)
+    }
+
+    @MainActor override func didDisplay() {
+        displays.withLock { $0.append(turn()) }
+    }
+}
+
+/// The run loop's current turn number, readable from any thread.
+private final class TurnCounter: Sendable {
+    private let number = Mutex(0)
+    var value: Int { number.withLock { $0 } }
+    func set(_ value: Int) { number.withLock { $0 = value } }
+}
+
+private final class ContainerNode: DisplayNode, @unchecked Sendable {
+    let finished = Mutex(0)
+    @MainActor override func hierarchyDisplayDidFinish() { finished.withLock { $0 += 1 } }
+}
+
+final class DisplayNodeDisplayTests: XCTestCase {
+    /// A run loop with the shared scheduler installed on it, and its current turn number.
+    @MainActor
+    private static func makeLoop() -> (Canopy.RunLoop, TransactionGroup, TurnCounter) {
+        let loop = Canopy.RunLoop()
+        let group = TransactionGroup(runLoop: loop)
+        let turn = TurnCounter()
+        loop.addObserver(.afterInput) { t in turn.set(t.number) }
+        DisplayScheduler.shared.install(on: loop, group: group, scale: 1)
+        return (loop, group, turn)
+    }
+
+    /// Turns until `done()` (a hang guard of 30 s, not a timing check).
+    @MainActor
+    private static func turn(_ loop: Canopy.RunLoop, until done: () -> Bool) {
+        let start = MonotonicClock.now()
+        while !done() && MonotonicClock.now() - start < 30 {
+            loop.runTurn()
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        XCTAssertTrue(done(), "the display never landed")
+    }
+
+    private static func color(of bitmap: Bitmap?) -> Color? {
+        guard let bitmap, bitmap.width > 0 else { return nil }
+        let p = bitmap.pixel(x: 0, y: 0)
+        return Color(red: CGFloat(p.r) / 255, green: CGFloat(p.g) / 255, blue: CGFloat(p.b) / 255, alpha: CGFloat(p.a) / 255)
+    }
+
+    override func tearDown() {
+        MainActor.assumeIsolated { DisplayScheduler.shared.uninstall() }
+    }
+
+    func testANodeDrawsOnAWorkerAndItsLayerGetsTheBitmap() {
+        MainActor.assumeIsolated {
+            let (loop, _, _) = Self.makeLoop()
+            let node = SolidNode()
+            node.settings.withLock { $0.color = Color(red: 1, green: 0, blue: 0, alpha: 1) }
+            node.frame = CGRect(x: 0, y: 0, width: 12, height: 7)
+            let layer = node.layer
+            Self.turn(loop) { layer.contents != nil }
+            XCTAssertEqual(layer.contents?.width, 12)
+            XCTAssertEqual(layer.contents?.height, 7)
+            XCTAssertEqual(Self.color(of: layer.contents), Color(red: 1, green: 0, blue: 0, alpha: 1))
+            XCTAssertEqual(node.log.all.map(\.onMain), [false], "drawn once, on a worker")
+            XCTAssertEqual(node.displays.withLock { $0.count }, 1)
+        }
+    }
+
+    func testAReconfiguredNodesStaleDisplayNeverLands() {
+        MainActor.assumeIsolated {
+            let (loop, _, _) = Self.makeLoop()
+            let node = SolidNode()
+            let gate = DispatchSemaphore(value: 0), started = DispatchSemaphore(value: 0)
+            let red = Color(red: 1, green: 0, blue: 0, alpha: 1), blue = Color(red: 0, green: 0, blue: 1, alpha: 1)
+            node.settings.withLock { $0 = (red, gate, started) }
+            node.frame = CGRect(x: 0, y: 0, width: 4, height: 4)
+            let layer = node.layer
+            loop.runTurn()
+            XCTAssertEqual(started.wait(timeout: .now() + 30), .success)
+            // While red draws, the node is reconfigured: blue, no gate.
+            node.settings.withLock { $0 = (blue, nil, nil) }
+            node.setNeedsDisplay()
+            loop.runTurn()
+            gate.signal()
+            Self.turn(loop) { layer.contents != nil }
+            for _ in 0..<5 { loop.runTurn() }
+            XCTAssertEqual(Self.color(of: layer.contents), blue)
+            XCTAssertEqual(node.displays.withLock { $0.count }, 1, "only the current display set contents")
+            // The red drawing saw its cancellation.
+            XCTAssertEqual(node.log.all.first { $0.color == red }?.cancelled, true)
+        }
+    }
+
+    func testASuspendedNodeDoesNotDisplayAndSuspendingCancelsWorkInFlight() {
+        MainActor.assumeIsolated {
+            let (loop, group, _) = Self.makeLoop()
+            let node = SolidNode()
+            node.frame = CGRect(x: 0, y: 0, width: 4, height: 4)
+            node.displaySuspended = true
+            let layer = node.layer
+            for _ in 0..<5 { loop.runTurn() }
+            XCTAssertNil(layer.contents)
+            XCTAssertEqual(group.pendingCount, 0, "nothing was started")
+
+            let gate = DispatchSemaphore(value: 0), started = DispatchSemaphore(value: 0)
+            node.settings.withLock { $0 = (.black, gate, started) }
+            node.displaySuspended = false
+            loop.runTurn()
+            XCTAssertEqual(started.wait(timeout: .now() + 30), .success)
+            node.displaySuspended = true
+            gate.signal()
+            Self.turn(loop) { group.pendingCount == 0 }
+            XCTAssertNil(layer.contents, "work cancelled by suspension never lands")
+
+            node.settings.withLock { $0 = (.white, nil, nil) }
+            node.setNeedsDisplay()
+            node.displaySuspended = false
+            Self.turn(loop) { layer.contents != nil }
+            XCTAssertEqual(Self.color(of: layer.contents), .white)
+        }
+    }
+
+    func testAContainersSubtreeLandsInOneTurn() {
+        MainActor.assumeIsolated {
+            let (loop, _, turn) = Self.makeLoop()
+            let container = ContainerNode()
+            container.isTransactionContainer = true
+            let currentTurn: @Sendable () -> Int = { turn.value }
+            let parts = (0..<3).map { _ in SolidNode(turn: currentTurn) }
+            let gates = parts.map { _ in DispatchSemaphore(value: 0) }
+            for (index, part) in parts.enumerated() {
+                part.settings.withLock { $0 = (.white, gates[index], nil) }
+                part.frame = CGRect(x: CGFloat(index) * 10, y: 0, width: 10, height: 10)
+                container.addSubnode(part)
+            }
+            _ = container.layer
+            loop.runTurn()
+            // Release the parts one by one, turning in between: nothing lands until all are done.
+            for gate in gates {
+                gate.signal()
+                for _ in 0..<3 { loop.runTurn(); Thread.sleep(forTimeInterval: 0.002) }
+            }
+            Self.turn(loop) { parts.allSatisfy { $0.layerIfLoaded?.contents != nil } }
+            let turns = parts.map { $0.displays.withLock { $0 } }
+            XCTAssertEqual(turns.map(\.count), [1, 1, 1])
+            XCTAssertEqual(Set(turns.flatMap { $0 }).count, 1, "every part of the container landed in the same turn")
+            XCTAssertEqual(container.finished.withLock { $0 }, 1)
+        }
+    }
+
+    func testASynchronousNodeDrawsOnTheMainThreadWithinTheTurn() {
+        MainActor.assumeIsolated {
+            let (loop, _, _) = Self.makeLoop()
+            let node = SolidNode()
+            node.displaysAsynchronously = false
+            node.frame = CGRect(x: 0, y: 0, width: 3, height: 3)
+            let layer = node.layer
+            loop.runTurn()
+            XCTAssertNotNil(layer.contents)
+            XCTAssertEqual(node.log.all.map(\.onMain), [true])
+        }
+    }
+
+    func testResizingALoadedNodeRedisplaysItAtTheNewSize() {
+        MainActor.assumeIsolated {
+            let (loop, _, _) = Self.makeLoop()
+            let node = SolidNode()
+            node.frame = CGRect(x: 0, y: 0, width: 3, height: 3)
+            let layer = node.layer
+            Self.turn(loop) { layer.contents != nil }
+            node.frame = CGRect(x: 0, y: 0, width: 8, height: 5)
+            Self.turn(loop) { layer.contents?.width == 8 }
+            XCTAssertEqual(layer.contents?.height, 5)
+        }
+    }
+}
