@@ -100,7 +100,21 @@ public final class Compositor {
         for sublayer in layer.sublayers {
             draw(sublayer, origin: childOrigin, alpha: opacity)
         }
+        // The border goes over the contents and the sublayers, inside the bounds (as Core
+        // Animation draws it). Corners stay square: a rounded border is not drawn rounded.
+        if let border = layer.borderColor, layer.borderWidth > 0 {
+            strokeInside(frame, width: layer.borderWidth, color: border, alpha: opacity)
+        }
         if layer.clipsToBounds { popClip() }
+    }
+
+    /// Strokes a rect's edges inward by `width` points.
+    public func strokeInside(_ rect: CGRect, width: CGFloat, color: Color, alpha: CGFloat = 1) {
+        let w = min(width, rect.width / 2), h = min(width, rect.height / 2)
+        fill(CGRect(x: rect.minX, y: rect.minY, width: rect.width, height: h), color: color, alpha: alpha)
+        fill(CGRect(x: rect.minX, y: rect.maxY - h, width: rect.width, height: h), color: color, alpha: alpha)
+        fill(CGRect(x: rect.minX, y: rect.minY + h, width: w, height: rect.height - 2 * h), color: color, alpha: alpha)
+        fill(CGRect(x: rect.maxX - w, y: rect.minY + h, width: w, height: rect.height - 2 * h), color: color, alpha: alpha)
     }
 
     /// Fills a rect given in window points.

@@ -30,7 +30,13 @@ final class CompositorTests: XCTestCase {
         let inside = Layer(frame: CGRect(x: 0, y: 0, width: 300, height: 300))
         inside.backgroundColor = .black
         clipped.addSublayer(inside)
-        app.rootLayer.setSublayers([a, b, c, clipped])
+        let bordered = Layer(frame: CGRect(x: 100, y: 120, width: 60, height: 60))
+        bordered.borderColor = Color(red: 0, green: 1, blue: 0)
+        bordered.borderWidth = 4
+        let under = Layer(frame: CGRect(x: 0, y: 0, width: 60, height: 60))
+        under.backgroundColor = .black
+        bordered.addSublayer(under)
+        app.rootLayer.setSublayers([a, b, c, clipped, bordered])
         let frame = try XCTUnwrap(app.captureFrame())
         return (frame, app.compositor.usesPremultipliedBlending)
     }
@@ -52,6 +58,11 @@ final class CompositorTests: XCTestCase {
         assertPixel(frame, 250, 50, (0, 0, 255))      // an opaque background
         assertPixel(frame, 25, 145, (0, 0, 0))        // inside the clip
         assertPixel(frame, 75, 145, (255, 255, 255))  // outside it
+        assertPixel(frame, 101, 150, (0, 255, 0))     // a 4-point border, over the sublayer
+        assertPixel(frame, 158, 150, (0, 255, 0))
+        assertPixel(frame, 130, 122, (0, 255, 0))
+        assertPixel(frame, 130, 150, (0, 0, 0))       // inside it, the sublayer
+        assertPixel(frame, 130, 185, (255, 255, 255)) // outside, nothing
     }
 
     func testOpenGLBlendsPremultipliedBitmapsRight() throws {
