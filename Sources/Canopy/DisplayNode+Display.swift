@@ -43,8 +43,23 @@ extension DisplayNode {
     /// Asks for new contents: the node is displayed at the next commit (main thread), its drawing
     /// running on a worker. Any thread. A node that is not loaded displays when it loads.
     public func setNeedsDisplay() {
+        // Inside a rasterized subtree, the rasterizing ancestor draws this node.
+        if let rasterizer = rasterizingAncestor {
+            rasterizer.setNeedsDisplay()
+            return
+        }
         state.withLock { $0.needsDisplay = true }
         DisplayScheduler.shared.schedule(self)
+    }
+
+    /// The nearest ancestor that rasterizes its subtree, if any.
+    var rasterizingAncestor: DisplayNode? {
+        var node = supernode
+        while let current = node {
+            if current.rasterizesSubtree { return current }
+            node = current.supernode
+        }
+        return nil
     }
 
     /// Makes work in flight stale: its result is dropped and its `isCancelled` turns true. Any thread.
@@ -57,6 +72,7 @@ extension DisplayNode {
     /// The container whose transaction this node's display joins: the nearest container among the
     /// node and its ancestors, else the node itself.
     var transactionContainer: DisplayNode {
+        if rasterizesSubtree { return self }
         var node: DisplayNode? = self
         while let current = node {
             if current.isTransactionContainer { return current }
@@ -89,8 +105,8 @@ extension DisplayNode {
         guard proceed, let layer = layerIfLoaded else { return }
         let sentinel = displaySentinel.add(1, ordering: .acquiringAndReleasing).newValue
         let size = bounds.size
-        let parameters = drawParameters()
-        let nodeType = type(of: self)
+        let parameters: (any Sendable)? = rasterizesSubtree ? RasterizedSubtree(capturing: self) : drawParameters()
+        let nodeType: DisplayNode.Type = rasterizesSubtree ? RasterizingDrawer.self : type(of: self)
         willDisplay()
         let isStale: @Sendable () -> Bool = { [weak self] in
             guard let self else { return true }

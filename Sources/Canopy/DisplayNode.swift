@@ -39,6 +39,7 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
         var needsDisplay = false
         var isTransactionContainer = false
         var transaction: AsyncTransaction?
+        var rasterizesSubtree = false
     }
 
     public let style = Style()
@@ -104,6 +105,19 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
 
     /// Whether the node draws contents of its own. Subclasses that draw return true.
     open var drawsContents: Bool { false }
+
+    /// Whether the node has contents to display: its own drawing or its rasterized subtree.
+    var hasOwnDrawing: Bool { drawsContents || rasterizesSubtree }
+
+    /// Whether the node draws its whole subtree into its own one bitmap (Texture's
+    /// shouldRasterizeDescendants): each subnode translated to its frame, clipped when it clips,
+    /// rounded when it has a corner radius, with its background, border and alpha. The subnodes
+    /// then have no layers of their own, and a change in any of them redisplays this node. Set it
+    /// before the node loads.
+    public var rasterizesSubtree: Bool {
+        get { state.withLock { $0.rasterizesSubtree } }
+        set { state.withLock { $0.rasterizesSubtree = newValue } }
+    }
 
     /// The immutable snapshot a worker draws from. Called on the main thread, just before a display.
     @MainActor
@@ -174,9 +188,11 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
         layer.name = name ?? String(describing: type(of: self))
         loadedLayer.withLock { $0 = layer }
         applyState(to: layer)
-        for subnode in subnodes { layer.addSublayer(subnode.layer) }
+        if !rasterizesSubtree {
+            for subnode in subnodes { layer.addSublayer(subnode.layer) }
+        }
         didLoad()
-        if drawsContents || state.withLock({ $0.needsDisplay }) { setNeedsDisplay() }
+        if hasOwnDrawing || state.withLock({ $0.needsDisplay }) { setNeedsDisplay() }
         return layer
     }
 
@@ -207,6 +223,8 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
                                          apply: @MainActor (Layer, Value) -> Void) where Value: Sendable {
         checkThreadAffinity(name)
         state.withLock { $0[keyPath: keyPath] = value }
+        // Inside a rasterized subtree the change shows through the rasterizing ancestor's bitmap.
+        rasterizingAncestor?.setNeedsDisplay()
         guard Thread.isMainThread else { return }
         MainActor.assumeIsolated {
             if let layer = layerIfLoaded { apply(layer, value) }
@@ -222,7 +240,7 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
             let resized = state.withLock { $0.frame.size } != newValue.size
             setLayerProperty("frame", \.frame, newValue) { $0.frame = $1 }
             // New bounds need new contents at the new size (Texture's needsDisplayOnBoundsChange).
-            if resized && drawsContents { setNeedsDisplay() }
+            if resized && hasOwnDrawing { setNeedsDisplay() }
         }
     }
 
@@ -334,6 +352,11 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
     @MainActor
     func syncSublayers() {
         guard let layer = layerIfLoaded else { return }
-        layer.setSublayers(subnodes.map(\.layer))
+        if rasterizesSubtree {
+            layer.setSublayers([])
+            setNeedsDisplay()
+        } else {
+            layer.setSublayers(subnodes.map(\.layer))
+        }
     }
 }

@@ -217,4 +217,46 @@ final class DisplayNodeDisplayTests: XCTestCase {
             XCTAssertEqual(layer.contents?.height, 5)
         }
     }
+
+    func testARasterizedSubtreeIsDrawnIntoOneBitmap() {
+        MainActor.assumeIsolated {
+            let (loop, _, _) = Self.makeLoop()
+            let parent = DisplayNode()
+            parent.rasterizesSubtree = true
+            parent.frame = CGRect(x: 0, y: 0, width: 40, height: 40)
+            let a = DisplayNode()     // half-transparent red square
+            a.frame = CGRect(x: 0, y: 0, width: 20, height: 20)
+            a.backgroundColor = Color(red: 1, green: 0, blue: 0)
+            a.alpha = 0.5
+            let b = DisplayNode()     // blue, clipping a green child that overflows it
+            b.frame = CGRect(x: 20, y: 0, width: 20, height: 20)
+            b.backgroundColor = Color(red: 0, green: 0, blue: 1)
+            b.clipsToBounds = true
+            let g = DisplayNode()
+            g.frame = CGRect(x: 10, y: 10, width: 30, height: 30)
+            g.backgroundColor = Color(red: 0, green: 1, blue: 0)
+            b.addSubnode(g)
+            let c = SolidNode()       // a node with its own drawing: white
+            c.frame = CGRect(x: 0, y: 20, width: 20, height: 20)
+            for node in [a, b, c] { parent.addSubnode(node) }
+
+            let layer = parent.layer
+            Self.turn(loop) { layer.contents != nil }
+            XCTAssertTrue(layer.sublayers.isEmpty, "the subnodes have no layers of their own")
+            XCTAssertFalse(a.isNodeLoaded)
+            guard let bitmap = layer.contents else { return XCTFail("no contents") }
+            XCTAssertEqual(bitmap.width, 40)
+            func pixel(_ x: Int, _ y: Int) -> [UInt8] { let p = bitmap.pixel(x: x, y: y); return [p.r, p.g, p.b, p.a] }
+            XCTAssertEqual(pixel(5, 5), [128, 0, 0, 128], "red at alpha 0.5, premultiplied")
+            XCTAssertEqual(pixel(25, 5), [0, 0, 255, 255], "blue")
+            XCTAssertEqual(pixel(35, 15), [0, 255, 0, 255], "green, inside blue's bounds")
+            XCTAssertEqual(pixel(35, 25), [0, 0, 0, 0], "green cut by blue's clip")
+            XCTAssertEqual(pixel(5, 25), [255, 255, 255, 255], "the drawing node's own contents")
+
+            // A change deep in the subtree redisplays the rasterizing node.
+            g.backgroundColor = Color(red: 1, green: 1, blue: 0)
+            Self.turn(loop) { layer.contents.map { $0.pixel(x: 35, y: 15).r == 255 } ?? false }
+            XCTAssertEqual(layer.contents.map { [$0.pixel(x: 35, y: 15).g, $0.pixel(x: 35, y: 15).b] }, [255, 0])
+        }
+    }
 }
