@@ -25,7 +25,7 @@ struct StackLayoutAlgorithm {
         /// The flex base size and the hypothetical main size (the base clamped by min/max).
         let base: CGFloat
         let hypothetical: CGFloat
-        /// The measurement at the hypothetical size, when the base was measured (auto basis).
+        /// The measurement of the content (auto basis), reused when the flexed length equals it.
         var measured: Layout?
         /// The main length after flexing.
         var target: CGFloat = 0
@@ -188,7 +188,6 @@ struct StackLayoutAlgorithm {
         }
         if !base.isFinite { base = 0 }
         let hypothetical = max(mainBounds.lowerBound, min(mainBounds.upperBound, base))
-        if let layout = measured, main(layout.size) != hypothetical { measured = nil }
         return Item(element: element, values: values, align: align, minMain: mainBounds.lowerBound,
                     maxMain: mainBounds.upperBound, minCross: crossBounds.lowerBound,
                     maxCross: crossBounds.upperBound, hasCrossSize: hasCrossSize, crossMinimum: crossMinimum, base: base,
@@ -279,16 +278,10 @@ struct StackLayoutAlgorithm {
             }
 
             // Clamp to min/max (never below zero) and freeze the violators of the larger kind.
-            var totalViolation: CGFloat = 0
-            var clamped: [Int: CGFloat] = [:]
+            func clamped(_ item: Item) -> CGFloat { max(item.minMain, min(item.maxMain, max(0, item.target))) }
+            let totalViolation = unfrozen.reduce(0) { $0 + clamped(items[$1]) - items[$1].target }
             for index in unfrozen {
-                let item = items[index]
-                let value = max(item.minMain, min(item.maxMain, max(0, item.target)))
-                clamped[index] = value
-                totalViolation += value - item.target
-            }
-            for index in unfrozen {
-                let value = clamped[index]!
+                let value = clamped(items[index])
                 let violation = value - items[index].target
                 // Each round freezes at least one item (all of them if anything came out NaN), so
                 // the loop ends after at most one round per item.
