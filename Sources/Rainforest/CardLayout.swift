@@ -53,22 +53,28 @@ enum CardLayout {
 
     /// The card's spec for a photo of `photoSize` and the given texts.
     static func spec(photoSize: CGSize?, name: String, description: String, credit: String) -> any LayoutElement {
+        spec(photoSize: photoSize, nameLength: name.count, descriptionLength: description.count,
+             creditLength: credit.count)
+    }
+
+    /// The same, from the texts' lengths in characters (what the stand-in leaves measure by).
+    static func spec(photoSize: CGSize?, nameLength: Int, descriptionLength: Int, creditLength: Int) -> any LayoutElement {
         // The photo's height is the grid's (`CardDeck.cardHeight`): its aspect across 320 pt, rounded up.
         let photoHeight = CardDeck.cardHeight(imageSize: photoSize) - CardDeck.textAreaHeight
         let photo = Leaf(.fill).styled { $0.height = .points(photoHeight) }
         let title = InsetLayoutSpec(insets: EdgeInsets(top: .infinity, left: 20, bottom: 20, right: 20),
-                                    child: Leaf(.text(characters: name.count, fontSize: 30, maximumLines: 1)))
+                                    child: Leaf(.text(characters: nameLength, fontSize: 30, maximumLines: 1)))
         let favourite = InsetLayoutSpec(insets: EdgeInsets(top: 12, left: .infinity, bottom: .infinity, right: 12),
                                         child: Leaf(.fixed(CGSize(width: favouriteSize, height: favouriteSize))))
         let feature = OverlayLayoutSpec(
             child: photo,
             overlay: WrapperLayoutSpec(children: [Leaf(.fill), title, favourite]))
 
-        let text = Leaf(.text(characters: description.count, fontSize: 16, maximumLines: 0))
+        let text = Leaf(.text(characters: descriptionLength, fontSize: 16, maximumLines: 0))
             .styled { $0.flexShrink = 1 }
         let descriptionInset = InsetLayoutSpec(insets: EdgeInsets(top: 20, left: 24, bottom: 8, right: 24), child: text)
             .styled { $0.flexShrink = 1 }
-        let creditText = Leaf(.text(characters: credit.count, fontSize: 11, maximumLines: 1))
+        let creditText = Leaf(.text(characters: creditLength, fontSize: 11, maximumLines: 1))
             .styled { $0.flexShrink = 1 }
         let creditRow = InsetLayoutSpec(
             insets: EdgeInsets(top: 0, left: 24, bottom: 12, right: 24),
