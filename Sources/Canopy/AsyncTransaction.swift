@@ -21,10 +21,6 @@ public final class AsyncTransaction: Sendable {
         case completed
     }
 
-    private struct Pending {
-        let complete: @MainActor (_ cancelled: Bool) -> Void
-    }
-
     private let queue: DisplayQueue
     private let group: TransactionGroup
     private let unfinished = Atomic<Int>(0)
@@ -33,7 +29,7 @@ public final class AsyncTransaction: Sendable {
 
     private struct MainState {
         var state: State = .open
-        var operations: [Pending] = []
+        var completions: [@MainActor (_ cancelled: Bool) -> Void] = []
         var completionBlock: (@MainActor (_ transaction: AsyncTransaction, _ cancelled: Bool) -> Void)?
     }
 
@@ -70,15 +66,21 @@ public final class AsyncTransaction: Sendable {
         let box = ResultBox<Value>()
         mainState.withLock { state in
             precondition(state.state == .open, "AsyncTransaction: operation added after commit")
-            state.operations.append(Pending(complete: { cancelled in completion(box.take(), cancelled) }))
+            state.completions.append { cancelled in completion(box.take(), cancelled) }
         }
         unfinished.add(1, ordering: .acquiringAndReleasing)
-        queue.enqueue(priority: priority) { [self] in
-            let value = isCancelled ? nil : work({ [self] in isCancelled })
-            box.store(value)
-            if unfinished.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
-                group.operationsFinished()
-            }
+        // A dropped operation (queue shut down, ticket cancelled) finishes with no value, so the
+        // transaction still completes.
+        queue.enqueue(priority: priority, onDrop: { [self] in operationFinished() }) { [self] in
+            box.store(isCancelled ? nil : work({ [self] in isCancelled }))
+            operationFinished()
+        }
+    }
+
+    /// Any thread: one operation returned (or was dropped).
+    private func operationFinished() {
+        if unfinished.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
+            group.operationsFinished()
         }
     }
 
@@ -104,15 +106,15 @@ public final class AsyncTransaction: Sendable {
     /// Runs the completions in order, then the completion block.
     @MainActor
     func complete() {
-        let (operations, block) = mainState.withLock { state in
+        let (completions, block) = mainState.withLock { state in
             state.state = .completed
-            let taken = (state.operations, state.completionBlock)
-            state.operations = []
+            let taken = (state.completions, state.completionBlock)
+            state.completions = []
             state.completionBlock = nil
             return taken
         }
         let wasCancelled = isCancelled
-        for operation in operations { operation.complete(wasCancelled) }
+        for completion in completions { completion(wasCancelled) }
         block?(self, wasCancelled)
     }
 }

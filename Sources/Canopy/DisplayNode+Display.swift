@@ -15,15 +15,14 @@ extension DisplayNode {
     public var displaySuspended: Bool {
         get { state.withLock { $0.displaySuspended } }
         set {
+            let draws = hasOwnDrawing
             let needs = state.withLock { state -> Bool in
+                guard state.displaySuspended != newValue else { return false }
                 state.displaySuspended = newValue
-                return state.needsDisplay
+                if newValue { displaySentinel.add(1, ordering: .acquiringAndReleasing) }
+                return !newValue && (state.needsDisplay || draws)
             }
-            if newValue {
-                cancelDisplay()
-            } else if needs {
-                DisplayScheduler.shared.schedule(self)
-            }
+            if needs { setNeedsDisplay() }
         }
     }
 
@@ -72,7 +71,6 @@ extension DisplayNode {
     /// The container whose transaction this node's display joins: the nearest container among the
     /// node and its ancestors, else the node itself.
     var transactionContainer: DisplayNode {
-        if rasterizesSubtree { return self }
         var node: DisplayNode? = self
         while let current = node {
             if current.isTransactionContainer { return current }
@@ -97,13 +95,17 @@ extension DisplayNode {
     /// at the container's commit if nothing made the display stale meanwhile.
     @MainActor
     func display(group: TransactionGroup, scale: CGFloat) {
-        let proceed = state.withLock { state -> Bool in
-            guard state.needsDisplay, !state.displaySuspended else { return false }
+        let sentinel = state.withLock { state -> UInt64? in
+            guard state.needsDisplay, !state.displaySuspended else { return nil }
             state.needsDisplay = false
-            return true
+            return displaySentinel.add(1, ordering: .acquiringAndReleasing).newValue
         }
-        guard proceed, let layer = layerIfLoaded else { return }
-        let sentinel = displaySentinel.add(1, ordering: .acquiringAndReleasing).newValue
+        guard let sentinel, let layer = layerIfLoaded else { return }
+        // Nothing of its own to draw: no bitmap (the compositor draws background and border).
+        guard hasOwnDrawing else {
+            layer.contents = nil
+            return
+        }
         let size = bounds.size
         let parameters: (any Sendable)? = rasterizesSubtree ? RasterizedSubtree(capturing: self) : drawParameters()
         let nodeType: DisplayNode.Type = rasterizesSubtree ? RasterizingDrawer.self : type(of: self)

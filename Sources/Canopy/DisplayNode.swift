@@ -38,7 +38,10 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
         var displaySuspended = false
         var needsDisplay = false
         var isTransactionContainer = false
-        var transaction: AsyncTransaction?
+        /// The container's open transaction; the group holds it until it completes.
+        weak var transaction: AsyncTransaction?
+        /// Waiting in the DisplayScheduler (one entry per node however often it asks).
+        var isScheduled = false
         var rasterizesSubtree = false
     }
 
@@ -332,6 +335,7 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
             state.subnodes.insert(subnode, at: max(0, min(index, state.subnodes.count)))
         }
         subnode.state.withLock { $0.supernode = self }
+        rasterizingAncestor?.setNeedsDisplay()
         if Thread.isMainThread {
             MainActor.assumeIsolated { syncSublayers() }
         }
@@ -342,6 +346,7 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
         guard let parent = supernode else { return }
         parent.checkThreadAffinity("subnodes")
         parent.state.withLock { $0.subnodes.removeAll { $0 === self } }
+        (parent.rasterizesSubtree ? parent : parent.rasterizingAncestor)?.setNeedsDisplay()
         state.withLock { $0.supernode = nil }
         if Thread.isMainThread {
             MainActor.assumeIsolated { layerIfLoaded?.removeFromSuperlayer() }

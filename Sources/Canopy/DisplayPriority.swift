@@ -4,9 +4,9 @@ import Foundation
 /// first served. Smaller is more urgent.
 public struct DisplayPriority: Sendable, Comparable, CustomStringConvertible {
     /// Whether the node is on screen now.
-    public var isVisible: Bool
-    /// Points between the node and the viewport (0 when visible).
-    public var distance: CGFloat
+    public private(set) var isVisible: Bool
+    /// Points between the node and the viewport (0 when visible); never NaN or negative.
+    public private(set) var distance: CGFloat
 
     public init(isVisible: Bool, distance: CGFloat = 0) {
         self.isVisible = isVisible

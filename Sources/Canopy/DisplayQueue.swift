@@ -23,6 +23,7 @@ public final class DisplayQueue: Sendable {
         let sequence: UInt64
         let ticket: Ticket
         let work: @Sendable () -> Void
+        let onDrop: (@Sendable () -> Void)?
 
         /// Heap order: more urgent first, then older first.
         func precedes(_ other: Job) -> Bool {
@@ -62,17 +63,21 @@ public final class DisplayQueue: Sendable {
         }
     }
 
-    /// Queues `work`; it runs on a worker when nothing more urgent waits.
+    /// Queues `work`; it runs on a worker when nothing more urgent waits. If it never runs (the
+    /// queue was shut down, or its ticket was cancelled first), `onDrop` runs instead, once, so
+    /// whoever waits for the work can stop waiting.
     @discardableResult
-    public func enqueue(priority: DisplayPriority = .background, _ work: @escaping @Sendable () -> Void) -> Ticket {
+    public func enqueue(priority: DisplayPriority = .background, onDrop: (@Sendable () -> Void)? = nil,
+                        _ work: @escaping @Sendable () -> Void) -> Ticket {
         let ticket = Ticket()
         let accepted = state.withLock { state -> Bool in
             guard !state.stopped else { return false }
             state.sequence += 1
-            Self.push(Job(priority: priority, sequence: state.sequence, ticket: ticket, work: work), into: &state.heap)
+            Self.push(Job(priority: priority, sequence: state.sequence, ticket: ticket, work: work, onDrop: onDrop),
+                      into: &state.heap)
             return true
         }
-        if accepted { available.signal() }
+        if accepted { available.signal() } else { onDrop?() }
         return ticket
     }
 
@@ -84,12 +89,13 @@ public final class DisplayQueue: Sendable {
     /// Stops the workers after the items they are running; queued items are dropped. Returns when
     /// every worker has ended.
     public func shutdown() {
-        let wasRunning = state.withLock { state -> Bool in
+        let (wasRunning, dropped) = state.withLock { state -> (Bool, [Job]) in
             let was = !state.stopped
             state.stopped = true
-            state.heap.removeAll()
-            return was
+            defer { state.heap.removeAll() }
+            return (was, state.heap)
         }
+        for job in dropped { job.onDrop?() }
         guard wasRunning else { return }
         for _ in 0..<workerCount { available.signal() }
         for _ in 0..<workerCount { finished.wait() }
@@ -100,19 +106,26 @@ public final class DisplayQueue: Sendable {
         // On Linux the nice value is per thread: `who` 0 is the calling thread.
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.workerNiceValue)
         #endif
-        while true {
+        /// What a wake-up finds.
+        enum Next { case run(Job), drop(Job), stop }
+        loop: while true {
             available.wait()
-            let job = state.withLock { state -> Job?? in
-                if state.stopped { return .some(nil) }
-                guard let job = Self.pop(from: &state.heap) else { return nil }
-                if !job.ticket.isCancelled { state.running += 1 }
-                return .some(job)
+            let next = state.withLock { state -> Next in
+                // Every wake-up before shutdown has a job: jobs pushed >= signals >= waits.
+                guard !state.stopped, let job = Self.pop(from: &state.heap) else { return .stop }
+                if job.ticket.isCancelled { return .drop(job) }
+                state.running += 1
+                return .run(job)
             }
-            guard let taken = job else { continue }       // a wake-up with nothing queued
-            guard let job = taken else { break }           // stopped
-            if job.ticket.isCancelled { continue }
-            job.work()
-            state.withLock { $0.running -= 1 }
+            switch next {
+            case .stop:
+                break loop
+            case .drop(let job):
+                job.onDrop?()
+            case .run(let job):
+                job.work()
+                state.withLock { $0.running -= 1 }
+            }
         }
         finished.signal()
     }

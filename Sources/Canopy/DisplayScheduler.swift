@@ -16,6 +16,8 @@ public final class DisplayScheduler: Sendable {
         var group: TransactionGroup?
         var scale: CGFloat = 1
         var token: RunLoop.ObserverToken?
+        /// Whether `group` was made by `install` (so `uninstall` ends it).
+        var ownsGroup = false
         var priority: (@Sendable (DisplayNode) -> DisplayPriority)?
     }
 
@@ -43,32 +45,39 @@ public final class DisplayScheduler: Sendable {
     @MainActor
     public func install(on runLoop: RunLoop, group: TransactionGroup? = nil, scale: CGFloat = 1) {
         uninstall()
+        let ownsGroup = group == nil
         let group = group ?? TransactionGroup(runLoop: runLoop)
         let token = runLoop.addObserver(.beforeCommit, order: .max) { [weak self] _ in self?.displayWaiting() }
         let hasWaiting = state.withLock { state -> Bool in
             state.runLoop = runLoop
             state.group = group
+            state.ownsGroup = ownsGroup
             state.token = token
-            state.scale = scale
             return !state.waiting.isEmpty
         }
+        self.scale = scale
         if hasWaiting { runLoop.setNeedsFrame() }
     }
 
     /// Unbinds it (main thread); waiting requests stay until the next install.
     @MainActor
     public func uninstall() {
-        let (loop, token) = state.withLock { state in
-            defer { state.runLoop = nil; state.group = nil; state.token = nil }
-            return (state.runLoop, state.token)
+        let (loop, token, ownedGroup) = state.withLock { state in
+            defer { state.runLoop = nil; state.group = nil; state.token = nil; state.ownsGroup = false }
+            return (state.runLoop, state.token, state.ownsGroup ? state.group : nil)
         }
         if let loop, let token { loop.removeObserver(token) }
+        ownedGroup?.invalidate()
     }
 
     /// Any thread: `node` wants display.
     func schedule(_ node: DisplayNode) {
+        let isNew = node.state.withLock { state -> Bool in
+            defer { state.isScheduled = true }
+            return !state.isScheduled
+        }
         let loop = state.withLock { state -> RunLoop? in
-            state.waiting.append(Weak(node: node))
+            if isNew { state.waiting.append(Weak(node: node)) }
             return state.runLoop
         }
         loop?.setNeedsFrame()
@@ -77,15 +86,17 @@ public final class DisplayScheduler: Sendable {
     /// Displays the waiting nodes that are loaded (main thread; the observer calls it).
     @MainActor
     public func displayWaiting() {
-        let (waiting, group, scale) = state.withLock { state in
+        // Not installed: the requests wait for `install`.
+        guard let (waiting, group, scale) = state.withLock({ state -> ([Weak], TransactionGroup, CGFloat)? in
+            guard let group = state.group else { return nil }
             defer { state.waiting.removeAll(keepingCapacity: true) }
-            return (state.waiting, state.group, state.scale)
-        }
-        guard let group else { return }
-        var seen = Set<ObjectIdentifier>()
+            return (state.waiting, group, state.scale)
+        }) else { return }
         for entry in waiting {
-            guard let node = entry.node, seen.insert(ObjectIdentifier(node)).inserted, node.isNodeLoaded else { continue }
-            node.display(group: group, scale: scale)
+            guard let node = entry.node else { continue }
+            node.state.withLock { $0.isScheduled = false }
+            // An unloaded node displays when it loads.
+            if node.isNodeLoaded { node.display(group: group, scale: scale) }
         }
     }
 }

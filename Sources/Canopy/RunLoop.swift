@@ -122,6 +122,16 @@ public final class RunLoop {
         observers.removeAll { $0.id == token.id }
     }
 
+    /// Removes an observer from any thread (an owner's deinit): at once on the main thread, else
+    /// at the start of the next turn's posted work.
+    nonisolated public func removeObserverFromAnyThread(_ token: ObserverToken) {
+        if Thread.isMainThread {
+            MainActor.assumeIsolated { removeObserver(token) }
+        } else {
+            perform { [self] in removeObserver(token) }
+        }
+    }
+
     /// Runs `block` on the main thread at the next turn. Any thread may call it; it wakes a
     /// sleeping loop.
     nonisolated public func perform(_ block: @escaping @Sendable @MainActor () -> Void) {

@@ -92,13 +92,7 @@ public final class RunLoopQueue<Item: AnyObject> {
     /// `perform`, which does not depend on anything draining the main actor's executor. Until
     /// then the observer finds its queue gone and does nothing.
     deinit {
-        guard let token else { return }
-        let runLoop = self.runLoop
-        if Thread.isMainThread {
-            MainActor.assumeIsolated { runLoop.removeObserver(token) }
-        } else {
-            runLoop.perform { runLoop.removeObserver(token) }
-        }
+        if let token { runLoop.removeObserverFromAnyThread(token) }
     }
 
     /// Whether no items are waiting.

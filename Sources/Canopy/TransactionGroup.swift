@@ -19,6 +19,10 @@ public final class TransactionGroup {
         token = runLoop.addObserver(.afterCommit, order: .max) { [weak self] _ in self?.commit() }
     }
 
+    deinit {
+        if let token { runLoop.removeObserverFromAnyThread(token) }
+    }
+
     /// Transactions not completed yet.
     public var pendingCount: Int { transactions.count }
 

@@ -48,13 +48,15 @@ final class DisplayQueueTests: XCTestCase {
         defer { queue.shutdown() }
         let ran = Mutex<[Int]>([])
         let done = DispatchSemaphore(value: 0)
-        let first = queue.enqueue { ran.withLock { $0.append(1) } }
+        let firstDropped = DispatchSemaphore(value: 0)
+        let first = queue.enqueue(onDrop: { firstDropped.signal() }) { ran.withLock { $0.append(1) } }
         queue.enqueue { ran.withLock { $0.append(2) }; done.signal() }
         first.cancel()
         XCTAssertTrue(first.isCancelled)
         release.signal()
         wait(done, count: 1)
         XCTAssertEqual(ran.withLock { $0 }, [2])
+        XCTAssertEqual(firstDropped.wait(timeout: .now()), .success, "the cancelled job's drop handler ran")
     }
 
     func testWorkersRunBelowTheMainThreadsPriority() {
@@ -89,8 +91,12 @@ final class DisplayQueueTests: XCTestCase {
         release.signal()
         queue.shutdown()
         XCTAssertEqual(queue.pendingCount, 0)
-        // Work enqueued after shutdown is refused.
-        queue.enqueue { XCTFail("ran after shutdown") }
+        // Work enqueued after shutdown is refused: it never runs, and its drop handler says so.
+        let dropped = DispatchSemaphore(value: 0)
+        let ran = Mutex(false)
+        queue.enqueue(onDrop: { dropped.signal() }) { ran.withLock { $0 = true } }
+        XCTAssertEqual(dropped.wait(timeout: .now()), .success, "refused at once")
+        XCTAssertFalse(ran.withLock { $0 })
         XCTAssertEqual(queue.pendingCount, 0)
         XCTAssertEqual(queue.runningCount, 0, "shutdown returns after the running work")
     }
