@@ -26,6 +26,8 @@ public final class AsyncTransaction: Sendable {
     private let unfinished = Atomic<Int>(0)
     private let cancelled = Atomic<Bool>(false)
     private let mainState: Mutex<MainState>
+    /// Threads blocked in `waitUntilOperationsFinish`, woken when the last operation returns.
+    private let waiters = Mutex<[DispatchSemaphore]>([])
 
     private struct MainState {
         var state: State = .open
@@ -80,8 +82,24 @@ public final class AsyncTransaction: Sendable {
     /// Any thread: one operation returned (or was dropped).
     private func operationFinished() {
         if unfinished.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
+            let blocked = waiters.withLock { waiting in defer { waiting = [] }; return waiting }
+            for semaphore in blocked { semaphore.signal() }
             group.operationsFinished()
         }
+    }
+
+    /// Blocks the main thread until every operation added so far has returned (they keep running
+    /// on the workers meanwhile, concurrently). Used where a container must not show a placeholder
+    /// (`recursivelyEnsureDisplaySynchronously`).
+    @MainActor
+    public func waitUntilOperationsFinish() {
+        let semaphore = DispatchSemaphore(value: 0)
+        let mustWait = waiters.withLock { waiting -> Bool in
+            guard unfinished.load(ordering: .acquiring) > 0 else { return false }
+            waiting.append(semaphore)
+            return true
+        }
+        if mustWait { semaphore.wait() }
     }
 
     /// Cancels the running work and marks the completions cancelled. The completions still run (so

@@ -104,8 +104,10 @@ extension DisplayNode {
         // Nothing of its own to draw: no bitmap (the compositor draws background and border).
         guard hasOwnDrawing else {
             layer.contents = nil
+            displayDidLand(hadContents: false)
             return
         }
+        if layer.contents == nil { showPlaceholderIfNeeded() }
         let size = bounds.size
         let parameters: (any Sendable)? = rasterizesSubtree ? RasterizedSubtree(capturing: self) : drawParameters()
         let nodeType: DisplayNode.Type = rasterizesSubtree ? RasterizingDrawer.self : type(of: self)
@@ -115,8 +117,10 @@ extension DisplayNode {
             return self.displaySentinel.load(ordering: .acquiring) != sentinel
         }
         if !displaysAsynchronously {
+            let hadContents = layer.contents != nil
             layer.contents = nodeType.display(parameters: parameters, size: size, scale: scale, isCancelled: isStale)
             didDisplay()
+            displayDidLand(hadContents: hadContents)
             return
         }
         let container = transactionContainer
@@ -126,8 +130,53 @@ extension DisplayNode {
                              isCancelled: { isCancelled() || isStale() })
         }) { [weak self] bitmap, cancelled in
             guard let self, !cancelled, !isStale(), let layer = self.layerIfLoaded else { return }
+            let hadContents = layer.contents != nil
             layer.contents = bitmap
             self.didDisplay()
+            self.displayDidLand(hadContents: hadContents)
         }
+    }
+}
+
+extension DisplayNode {
+    /// Displays every node of the subtree that has not displayed, now, instead of at the next
+    /// commit; when `synchronously`, the main thread also waits for those displays (which run on
+    /// the workers, concurrently) and lands their contents at once, asking the backend to upload
+    /// them this frame, so the subtree is on screen whole in the very next frame (Texture's
+    /// `recursivelyEnsureDisplaySynchronously:`, used for cells that never show placeholders).
+    /// Loads the node. Main thread; does nothing until the scheduler is installed.
+    @MainActor
+    public func recursivelyEnsureDisplaySynchronously(_ synchronously: Bool) {
+        _ = layer
+        guard let (group, scale) = DisplayScheduler.shared.installation else { return }
+        var nodes: [DisplayNode] = []
+        collectUndisplayed(into: &nodes)
+        var transactions: [AsyncTransaction] = []
+        for node in nodes {
+            node.state.withLock { $0.needsDisplay = true }
+            node.display(group: group, scale: scale)
+            if let transaction = node.transactionContainer.state.withLock({ $0.transaction }),
+               transaction.state != .completed, !transactions.contains(where: { $0 === transaction }) {
+                transactions.append(transaction)
+            }
+        }
+        guard synchronously, !transactions.isEmpty else { return }
+        var layers: [Layer] = []
+        layerIfLoaded?.forEachLayer { layers.append($0) }
+        for layer in layers { layer.prefersImmediateUpload = true }
+        for transaction in transactions {
+            transaction.waitUntilOperationsFinish()
+            group.completeNow(transaction)
+        }
+        for layer in layers { layer.prefersImmediateUpload = false }
+    }
+
+    /// The loaded nodes of the subtree with contents of their own still to come.
+    private func collectUndisplayed(into nodes: inout [DisplayNode]) {
+        guard isNodeLoaded else { return }
+        let (displayed, rasterizes, suspended) = state.withLock { ($0.hasDisplayed, $0.rasterizesSubtree, $0.displaySuspended) }
+        if hasOwnDrawing && !suspended && (!displayed || state.withLock({ $0.needsDisplay })) { nodes.append(self) }
+        guard !rasterizes else { return }
+        for subnode in subnodes { subnode.collectUndisplayed(into: &nodes) }
     }
 }

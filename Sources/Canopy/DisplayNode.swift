@@ -43,6 +43,15 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
         /// Waiting in the DisplayScheduler (one entry per node however often it asks).
         var isScheduled = false
         var rasterizesSubtree = false
+        // Placeholders and fades (DisplayNode+Placeholder).
+        var placeholderEnabled = false
+        var placeholderColor: Color? = DisplayNode.defaultPlaceholderColor
+        var placeholderFadeDuration: TimeInterval = 0
+        var contentsFadeDuration: TimeInterval = 0
+        /// The node's own contents have landed (or it has nothing of its own to draw).
+        var hasDisplayed = false
+        /// The placeholder layer on top of the node's layer while it waits (main thread).
+        var placeholderLayer: Layer?
     }
 
     public let style = Style()
@@ -53,6 +62,14 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
     let displaySentinel = Atomic<UInt64>(0)
 
     public init() {}
+
+    /// A node that goes hands its loaded layer to the main thread, which releases it within a
+    /// budget (`DisplayScheduler`), so a layer never dies on a worker.
+    deinit {
+        if let layer = loadedLayer.withLock({ $0 }) {
+            DisplayScheduler.shared.releaseOnMainThread(layer)
+        }
+    }
 
     // MARK: Layout (LayoutElement); see also DisplayNode+Layout
 
@@ -143,6 +160,17 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
         return isCancelled() ? nil : context.makeBitmap()
     }
 
+    // MARK: Placeholder override points; see also DisplayNode+Placeholder
+
+    /// The image drawn centred on the placeholder, at its own size. Main thread, once, when the
+    /// placeholder is made; the default is none.
+    @MainActor
+    open func placeholderImage() -> Bitmap? { nil }
+
+    /// Whether placeholders in this node's subtree are never shown (a `CellNode` with
+    /// `neverShowPlaceholders` says yes: its display is waited for instead).
+    open var suppressesPlaceholders: Bool { false }
+
     /// Main thread, before a display starts.
     @MainActor
     open func willDisplay() {}
@@ -194,6 +222,7 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
         if !rasterizesSubtree {
             for subnode in subnodes { layer.addSublayer(subnode.layer) }
         }
+        showPlaceholderIfNeeded()
         didLoad()
         if hasOwnDrawing || state.withLock({ $0.needsDisplay }) { setNeedsDisplay() }
         return layer
@@ -241,7 +270,10 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
         get { state.withLock { $0.frame } }
         set {
             let resized = state.withLock { $0.frame.size } != newValue.size
-            setLayerProperty("frame", \.frame, newValue) { $0.frame = $1 }
+            setLayerProperty("frame", \.frame, newValue) { [weak self] layer, frame in
+                layer.frame = frame
+                self?.layoutPlaceholder()
+            }
             // New bounds need new contents at the new size (Texture's needsDisplayOnBoundsChange).
             if resized && hasOwnDrawing { setNeedsDisplay() }
         }
@@ -357,11 +389,12 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
     @MainActor
     func syncSublayers() {
         guard let layer = layerIfLoaded else { return }
+        let placeholder = state.withLock { $0.placeholderLayer }.map { [$0] } ?? []
         if rasterizesSubtree {
-            layer.setSublayers([])
+            layer.setSublayers(placeholder)
             setNeedsDisplay()
         } else {
-            layer.setSublayers(subnodes.map(\.layer))
+            layer.setSublayers(subnodes.map(\.layer) + placeholder)
         }
     }
 }

@@ -19,6 +19,8 @@ public final class DisplayScheduler: Sendable {
         /// Whether `group` was made by `install` (so `uninstall` ends it).
         var ownsGroup = false
         var priority: (@Sendable (DisplayNode) -> DisplayPriority)?
+        var animator: LayerAnimator?
+        var releases: RunLoopQueue<Layer>?
     }
 
     private let state = Mutex(State())
@@ -36,8 +38,39 @@ public final class DisplayScheduler: Sendable {
         set { state.withLock { $0.priority = newValue } }
     }
 
+    /// The group and scale displays use, once installed.
+    var installation: (group: TransactionGroup, scale: CGFloat)? {
+        state.withLock { state in state.group.map { ($0, state.scale) } }
+    }
+
     func priority(of node: DisplayNode) -> DisplayPriority {
         state.withLock { $0.priority }?(node) ?? .visible
+    }
+
+    /// The animator of placeholder and contents fades on the installed run loop (nil until
+    /// `install`: fades then end at once).
+    @MainActor
+    public var animator: LayerAnimator? { state.withLock { $0.animator } }
+
+    /// The budget of main-thread layer releases per turn, in seconds.
+    public static let releaseBudget: TimeInterval = 0.001
+
+    /// Hands a layer whose node is gone to the main thread, which lets it go within a small
+    /// budget per turn (Texture's main-thread deallocation). Any thread. Without an installed
+    /// run loop, the layer goes when the caller drops it.
+    nonisolated func releaseOnMainThread(_ layer: Layer) {
+        guard let loop = state.withLock({ $0.runLoop }) else { return }
+        if Thread.isMainThread {
+            MainActor.assumeIsolated { enqueueRelease(layer) }
+        } else {
+            loop.perform { [self] in enqueueRelease(layer) }
+        }
+    }
+
+    @MainActor
+    private func enqueueRelease(_ layer: Layer) {
+        guard let queue = state.withLock({ $0.releases }) else { return }
+        queue.enqueue(layer)
     }
 
     /// Binds the scheduler to `runLoop` (main thread): displays run in its `beforeCommit` phase, and
@@ -48,7 +81,12 @@ public final class DisplayScheduler: Sendable {
         let ownsGroup = group == nil
         let group = group ?? TransactionGroup(runLoop: runLoop)
         let token = runLoop.addObserver(.beforeCommit, order: .max) { [weak self] _ in self?.displayWaiting() }
+        let animator = LayerAnimator(runLoop: runLoop)
+        let releases = RunLoopQueue<Layer>(runLoop: runLoop, budget: Self.releaseBudget, phase: .afterCommit,
+                                           order: .min) { layer, _ in layer.removeFromSuperlayer() }
         let hasWaiting = state.withLock { state -> Bool in
+            state.animator = animator
+            state.releases = releases
             state.runLoop = runLoop
             state.group = group
             state.ownsGroup = ownsGroup
@@ -62,12 +100,18 @@ public final class DisplayScheduler: Sendable {
     /// Unbinds it (main thread); waiting requests stay until the next install.
     @MainActor
     public func uninstall() {
-        let (loop, token, ownedGroup) = state.withLock { state in
-            defer { state.runLoop = nil; state.group = nil; state.token = nil; state.ownsGroup = false }
-            return (state.runLoop, state.token, state.ownsGroup ? state.group : nil)
+        let (loop, token, ownedGroup, animator, releases) = state.withLock { state in
+            defer {
+                state.runLoop = nil; state.group = nil; state.token = nil; state.ownsGroup = false
+                state.animator = nil; state.releases = nil
+            }
+            return (state.runLoop, state.token, state.ownsGroup ? state.group : nil, state.animator, state.releases)
         }
         if let loop, let token { loop.removeObserver(token) }
         ownedGroup?.invalidate()
+        animator?.invalidate()
+        releases?.drain()
+        releases?.invalidate()
     }
 
     /// Any thread: `node` wants display.

@@ -171,6 +171,16 @@ public final class RunLoopQueue<Item: AnyObject> {
         removeAll()
     }
 
+    /// Handles every waiting item now, whatever the budget (including items the handler adds),
+    /// e.g. before a screenshot. Does nothing while disabled or invalid.
+    public func drain() {
+        while count > 0 && isEnabled && isValid {
+            let item = dequeue()
+            handledCount += 1
+            handler(item, count == 0)
+        }
+    }
+
     // MARK: - The turn
 
     /// The observer: handles items from the front until the budget is spent or none are left.

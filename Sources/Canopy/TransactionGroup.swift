@@ -42,6 +42,17 @@ public final class TransactionGroup {
         runLoop.setNeedsFrame()
     }
 
+    /// Commits `transaction` now and, if its operations have all returned, completes it at once
+    /// instead of at the end of the turn. Returns whether it completed.
+    @discardableResult
+    public func completeNow(_ transaction: AsyncTransaction) -> Bool {
+        transaction.commit()
+        guard transaction.isReadyToComplete else { return false }
+        transactions.removeAll { $0 === transaction }
+        transaction.complete()
+        return true
+    }
+
     /// Commits open transactions and completes the finished ones, in order.
     public func commit() {
         guard !transactions.isEmpty else { return }

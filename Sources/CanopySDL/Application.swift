@@ -141,7 +141,8 @@ public final class Application {
         waiter = SDLEventWaiter()
         runLoop = Canopy.RunLoop(pacing: vsync ? .vsync(refreshRate: refresh) : .clock(rate: 60),
                           waiter: waiter)
-        compositor = Compositor(renderer: renderer)
+        compositor = Compositor(renderer: renderer, runLoop: runLoop)
+        compositor.observeContents(of: rootLayer)
         textCache = TextCache(fonts: options.fonts)
         updateSize()
         SDL_EventState(UInt32(SDL_DROPFILE.rawValue), SDL_DISABLE)

@@ -3,8 +3,14 @@ import CanopyGraphics
 import CSDL2
 import Foundation
 
-/// Draws a Layer tree with an SDL renderer: a texture per bitmap, cached while the bitmap is
-/// in use, backgrounds as filled rectangles. Main thread only (SDL's rule for renderers).
+/// Draws a Layer tree with an SDL renderer. Main thread only (SDL's rule for renderers).
+///
+/// Each layer with contents has its own texture, its `backing`. New contents are uploaded
+/// through a `RunLoopQueue` that runs just before the compositor in the turn, within
+/// `uploadBudget` seconds a frame (at least one upload a frame); a layer whose new contents
+/// are still waiting keeps drawing its old texture. Textures are released through the same
+/// queue when contents are cleared or replaced and when their layer is gone. Bitmaps drawn
+/// directly (`drawBitmap`, the overlays) have a small cache of their own, uploaded at once.
 ///
 /// Bitmaps are premultiplied. Where the renderer supports a custom blend mode (OpenGL, GLES,
 /// Direct3D) they are drawn with (ONE, ONE_MINUS_SRC_ALPHA); where it does not (the software
@@ -12,13 +18,45 @@ import Foundation
 /// colour is right on every renderer.
 @MainActor
 public final class Compositor {
+    /// The default upload budget: 4 ms a frame. Measured on the reference machine (docs/
+    /// ARCHITECTURE.md, "Uploads"): a card's 320 x 480 texture takes about 0.2 to 0.5 ms to
+    /// upload and compositing a full window about 1 ms, so 4 ms uploads several cards a frame
+    /// and still leaves half of a 120 Hz frame (8.3 ms) for everything else.
+    public static let defaultUploadBudget: TimeInterval = 0.004
+
     let renderer: OpaquePointer
     /// Pixels per point.
     public var scale: CGFloat = 1
-    /// The bytes held by textures.
+    /// The bytes held by textures (layers' and overlays').
     public private(set) var textureBytes = 0
     /// Whether premultiplied bitmaps are drawn with a custom blend mode.
     public let usesPremultipliedBlending: Bool
+
+    /// The most time a frame spends uploading and releasing textures, in seconds.
+    public var uploadBudget: TimeInterval {
+        get { workQueue.budget }
+        set { workQueue.budget = newValue }
+    }
+    /// Uploads waiting for a later frame.
+    public var pendingUploads: Int { workQueue.count }
+    /// Told of every layer upload: the bytes and the seconds it took (benchmarks and traces).
+    public var uploadObserver: ((_ bytes: Int, _ seconds: TimeInterval) -> Void)?
+    /// Layer textures uploaded since the compositor started.
+    public private(set) var uploadCount = 0
+
+    /// A layer's texture.
+    final class TextureBacking: LayerBacking {
+        let bitmap: Bitmap
+        let texture: OpaquePointer
+        let bytes: Int
+        weak var layer: Layer?
+        init(bitmap: Bitmap, texture: OpaquePointer, bytes: Int, layer: Layer) {
+            self.bitmap = bitmap
+            self.texture = texture
+            self.bytes = bytes
+            self.layer = layer
+        }
+    }
 
     private struct Entry {
         weak var bitmap: Bitmap?
@@ -26,18 +64,25 @@ public final class Compositor {
         var bytes: Int
         var lastUsedFrame: Int
     }
+    /// Textures of bitmaps drawn directly, by bitmap.
     private var textures: [ObjectIdentifier: Entry] = [:]
+    /// Every live layer texture, by backing.
+    private var backings: [ObjectIdentifier: TextureBacking] = [:]
+    /// Layers to upload and backings to release, in order, within the budget.
+    private var workQueue: RunLoopQueue<AnyObject>!
     private var masks: [MaskKey: MaskEntry] = [:]
     private var frameNumber = 0
     private let premultipliedMode: SDL_BlendMode
     private var clipStack: [SDL_Rect] = []
-    /// Textures unused for this many frames are released.
+    /// Directly drawn textures unused for this many frames are released.
     public var evictionAge = 120
 
     private struct MaskKey: Hashable { var width: Int; var height: Int; var radius: Int }
     private struct MaskEntry { var texture: OpaquePointer; var lastUsedFrame: Int }
 
-    init(renderer: OpaquePointer) {
+    /// A compositor drawing with `renderer`, whose uploads run in `runLoop`'s `beforePresent`
+    /// phase at `uploadOrder` (the application composites after them, in the same turn).
+    init(renderer: OpaquePointer, runLoop: Canopy.RunLoop, uploadOrder: Int = Int.max - 1) {
         self.renderer = renderer
         premultipliedMode = SDL_ComposeCustomBlendMode(
             SDL_BLENDFACTOR_ONE, SDL_BLENDFACTOR_ONE_MINUS_SRC_ALPHA, SDL_BLENDOPERATION_ADD,
@@ -49,6 +94,78 @@ public final class Compositor {
             SDL_DestroyTexture(probe)
         }
         usesPremultipliedBlending = supported
+        workQueue = RunLoopQueue(runLoop: runLoop, budget: Self.defaultUploadBudget, phase: .beforePresent,
+                                 order: uploadOrder) { [unowned self] item, _ in
+            if let layer = item as? Layer {
+                self.upload(layer)
+            } else if let backing = item as? TextureBacking {
+                self.destroy(backing)
+            }
+        }
+    }
+
+    /// Makes `layer` the root of the layer trees this compositor uploads for: a change of
+    /// contents anywhere below it is queued for upload (or release) at once.
+    func observeContents(of layer: Layer) {
+        layer.contentsChangeHandler = { [unowned self] changed in self.contentsChanged(changed) }
+    }
+
+    // MARK: Uploads and releases
+
+    /// New contents on `layer`: queue their upload, or release the old texture if none.
+    func contentsChanged(_ layer: Layer) {
+        if layer.contents == nil {
+            workQueue.remove(layer)
+            if let old = layer.backing as? TextureBacking {
+                layer.backing = nil
+                retire(old)
+            }
+        } else if layer.prefersImmediateUpload {
+            workQueue.remove(layer)
+            upload(layer)
+        } else if !layer.isContentsPresented {
+            workQueue.enqueue(layer)
+        }
+    }
+
+    /// Uploads a layer's contents as its new texture (the queue's handler); the old one goes.
+    private func upload(_ layer: Layer) {
+        guard !layer.isContentsPresented else { return }
+        let old = layer.backing as? TextureBacking
+        guard let bitmap = layer.contents else {
+            layer.backing = nil
+            if let old { destroy(old) }
+            return
+        }
+        let start = MonotonicClock.now()
+        guard let texture = makeTexture(bitmap) else { return }
+        let bytes = bitmap.width * bitmap.height * 4
+        let backing = TextureBacking(bitmap: bitmap, texture: texture, bytes: bytes, layer: layer)
+        backings[ObjectIdentifier(backing)] = backing
+        textureBytes += bytes
+        layer.backing = backing
+        if let old { destroy(old) }
+        uploadCount += 1
+        uploadObserver?(bytes, MonotonicClock.now() - start)
+    }
+
+    /// Takes a backing out of use and queues its texture's release.
+    private func retire(_ backing: TextureBacking) {
+        guard backings[ObjectIdentifier(backing)] != nil else { return }
+        workQueue.enqueue(backing)
+    }
+
+    /// Destroys a backing's texture now (in the queue's turn, or when replaced by an upload).
+    private func destroy(_ backing: TextureBacking) {
+        guard backings.removeValue(forKey: ObjectIdentifier(backing)) != nil else { return }
+        workQueue.remove(backing)
+        SDL_DestroyTexture(backing.texture)
+        textureBytes -= backing.bytes
+    }
+
+    /// Uploads everything waiting now, whatever the budget (screenshots, tests).
+    public func flushUploads() {
+        workQueue.drain()
     }
 
     /// Starts a frame: clears to `color`.
@@ -61,8 +178,12 @@ public final class Compositor {
         SDL_RenderClear(renderer)
     }
 
-    /// Releases textures whose bitmaps are gone or unused for `evictionAge` frames.
+    /// Releases direct textures whose bitmaps are gone or unused for `evictionAge` frames, and
+    /// queues the release of layer textures whose layers are gone.
     func endFrame() {
+        for backing in backings.values where backing.layer == nil && !workQueue.contains(backing) {
+            workQueue.enqueue(backing)
+        }
         for (key, entry) in textures where entry.bitmap == nil || frameNumber - entry.lastUsedFrame > evictionAge {
             SDL_DestroyTexture(entry.texture)
             textureBytes -= entry.bytes
@@ -78,7 +199,7 @@ public final class Compositor {
     /// origin lands in window points.
     public func draw(_ layer: Layer, origin: CGPoint = .zero, alpha: CGFloat = 1) {
         guard !layer.isHidden else { return }
-        let opacity = alpha * layer.alpha
+        let opacity = alpha * layer.alpha * layer.fadeOpacity
         guard opacity > 0.001 else { return }
         let frame = layer.frame.offsetBy(dx: origin.x, dy: origin.y)
         if layer.clipsToBounds {
@@ -92,9 +213,12 @@ public final class Compositor {
                 fill(frame, color: background, alpha: opacity)
             }
         }
-        if let contents = layer.contents {
-            let rect = layer.contentsRect.map { $0.offsetBy(dx: frame.minX, dy: frame.minY) } ?? frame
-            drawBitmap(contents, in: rect, alpha: opacity)
+        if layer.contents != nil || layer.backing != nil {
+            if !layer.isContentsPresented { contentsChanged(layer) } // a tree not observed
+            if let backing = layer.backing as? TextureBacking {
+                let rect = layer.contentsRect.map { $0.offsetBy(dx: frame.minX, dy: frame.minY) } ?? frame
+                drawTexture(backing.texture, in: rect, alpha: opacity)
+            }
         }
         let childOrigin = CGPoint(x: frame.minX - layer.boundsOrigin.x, y: frame.minY - layer.boundsOrigin.y)
         for sublayer in layer.sublayers {
@@ -149,6 +273,10 @@ public final class Compositor {
     /// Draws a bitmap stretched into a rect given in window points.
     public func drawBitmap(_ bitmap: Bitmap, in rect: CGRect, alpha: CGFloat = 1) {
         guard let texture = texture(for: bitmap) else { return }
+        drawTexture(texture, in: rect, alpha: alpha)
+    }
+
+    private func drawTexture(_ texture: OpaquePointer, in rect: CGRect, alpha: CGFloat) {
         let a = UInt8(min(255, max(0, (alpha * 255).rounded())))
         if usesPremultipliedBlending {
             // Premultiplied: fading must scale colour and alpha alike.
@@ -172,6 +300,15 @@ public final class Compositor {
             textureBytes -= stale.bytes
             textures[key] = nil
         }
+        guard let texture = makeTexture(bitmap) else { return nil }
+        let bytes = bitmap.width * bitmap.height * 4
+        textures[key] = Entry(bitmap: bitmap, texture: texture, bytes: bytes, lastUsedFrame: frameNumber)
+        textureBytes += bytes
+        return texture
+    }
+
+    /// A static texture of a bitmap, blended right for the renderer.
+    private func makeTexture(_ bitmap: Bitmap) -> OpaquePointer? {
         guard bitmap.width > 0, bitmap.height > 0,
               let texture = SDL_CreateTexture(renderer, SDL_PIXELFORMAT_ABGR8888.rawValue,
                                               Int32(SDL_TEXTUREACCESS_STATIC.rawValue),
@@ -185,14 +322,17 @@ public final class Compositor {
             SDL_SetTextureBlendMode(texture, SDL_BLENDMODE_BLEND)
         }
         SDL_SetTextureScaleMode(texture, SDL_ScaleModeLinear)
-        let bytes = bitmap.width * bitmap.height * 4
-        textures[key] = Entry(bitmap: bitmap, texture: texture, bytes: bytes, lastUsedFrame: frameNumber)
-        textureBytes += bytes
         return texture
     }
 
     /// Releases every texture (before the renderer goes away).
     func releaseAll() {
+        workQueue.invalidate()
+        for backing in backings.values {
+            SDL_DestroyTexture(backing.texture)
+            if let layer = backing.layer, layer.backing === backing { layer.backing = nil }
+        }
+        backings.removeAll()
         for entry in textures.values { SDL_DestroyTexture(entry.texture) }
         for entry in masks.values { SDL_DestroyTexture(entry.texture) }
         textures.removeAll()

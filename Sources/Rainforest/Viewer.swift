@@ -60,7 +60,9 @@ final class Viewer {
 
     /// Whether every visible card shows all it can show yet (its placeholder, for now).
     var isDisplayComplete: Bool {
-        visibleIndices.allSatisfy { cardLayers[$0]?.sublayers.first?.contents != nil }
+        visibleIndices.allSatisfy { index in
+            cardLayers[index].map { $0.sublayers.first?.contents != nil && LayerAnimator.isPresented($0) } ?? false
+        }
     }
 
     /// Jumps to an offset (clamped), with no animation.
