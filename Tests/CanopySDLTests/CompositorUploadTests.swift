@@ -1,0 +1,138 @@
+import Canopy
+import CanopyGraphics
+import Foundation
+import XCTest
+@testable import CanopySDL
+
+/// The compositor's uploads: through the run-loop queue within the budget, old contents kept
+/// on screen while new ones wait, textures released when contents go.
+final class CompositorUploadTests: XCTestCase {
+    @MainActor
+    private static func makeApp() throws -> Application {
+        let app = try Application(options: .init(title: "test", size: CGSize(width: 200, height: 100), headless: true))
+        app.showsFPS = false
+        app.clearColor = Color(white: 1)
+        return app
+    }
+
+    private static let red = Color(red: 1, green: 0, blue: 0)
+    private static let blue = Color(red: 0, green: 0, blue: 1)
+
+    private static func rgb(_ frame: Bitmap, _ x: Int, _ y: Int) -> (Int, Int, Int) {
+        let p = frame.pixel(x: x, y: y)
+        return (Int(p.r), Int(p.g), Int(p.b))
+    }
+
+    func testNewContentsWaitForTheBudgetAndTheOldOnesStayMeanwhile() throws {
+        try MainActor.assumeIsolated {
+            let app = try Self.makeApp()
+            defer { app.close() }
+            let shown = Layer(frame: CGRect(x: 0, y: 0, width: 50, height: 50))
+            shown.contents = Bitmap(width: 8, height: 8, fill: Self.red)
+            app.rootLayer.setSublayers([shown])
+            var frame = try XCTUnwrap(app.captureFrame())
+            XCTAssertTrue(shown.isContentsPresented)
+            XCTAssertTrue(Self.rgb(frame, 25, 25) == (255, 0, 0))
+
+            // A zero budget: one upload a turn. Three other layers get contents first, then the
+            // shown one changes to blue: it keeps drawing red until its turn comes.
+            app.compositor.uploadBudget = 0
+            let others = (0..<3).map { i in
+                let layer = Layer(frame: CGRect(x: 60 + CGFloat(i) * 40, y: 0, width: 30, height: 30))
+                layer.contents = Bitmap(width: 4, height: 4, fill: Self.blue)
+                return layer
+            }
+            app.rootLayer.setSublayers([shown] + others)
+            shown.contents = Bitmap(width: 8, height: 8, fill: Self.blue)
+            XCTAssertEqual(app.compositor.pendingUploads, 4)
+            frame = try XCTUnwrap(app.captureFrame())
+            XCTAssertEqual(app.compositor.pendingUploads, 3, "one upload per turn at a zero budget")
+            XCTAssertTrue(Self.rgb(frame, 25, 25) == (255, 0, 0), "the old contents stay while the new wait")
+            XCTAssertTrue(Self.rgb(frame, 155, 15) == (255, 255, 255), "the third layer has nothing on screen yet")
+            for _ in 0..<3 { frame = try XCTUnwrap(app.captureFrame()) }
+            XCTAssertEqual(app.compositor.pendingUploads, 0)
+            XCTAssertTrue(Self.rgb(frame, 25, 25) == (0, 0, 255))
+            XCTAssertTrue(Self.rgb(frame, 155, 15) == (0, 0, 255))
+            XCTAssertTrue(shown.isContentsPresented)
+        }
+    }
+
+    func testTheBudgetBoundsTheUploadsOfATurn() throws {
+        try MainActor.assumeIsolated {
+            let app = try Self.makeApp()
+            defer { app.close() }
+            // A generous budget uploads everything in one turn...
+            app.compositor.uploadBudget = 10
+            let layers = (0..<6).map { _ in
+                let layer = Layer(frame: CGRect(x: 0, y: 0, width: 10, height: 10))
+                layer.contents = Bitmap(width: 64, height: 64, fill: Self.red)
+                return layer
+            }
+            app.rootLayer.setSublayers(layers)
+            app.runTurn()
+            XCTAssertEqual(app.compositor.pendingUploads, 0)
+            XCTAssertEqual(app.compositor.textureBytes, 6 * 64 * 64 * 4)
+            // ...and a zero one spreads them over turns, asking for frames until done.
+            app.compositor.uploadBudget = 0
+            for layer in layers { layer.contents = Bitmap(width: 64, height: 64, fill: Self.blue) }
+            var turns = 0
+            while app.compositor.pendingUploads > 0 && turns < 100 {
+                XCTAssertTrue(app.runLoop.needsFrame, "waiting uploads ask for frames")
+                app.runTurn()
+                turns += 1
+            }
+            XCTAssertEqual(turns, 6)
+            XCTAssertEqual(app.compositor.textureBytes, 6 * 64 * 64 * 4, "replaced textures were released")
+        }
+    }
+
+    func testTexturesAreReleasedWhenContentsAreClearedOrTheLayerGoes() throws {
+        try MainActor.assumeIsolated {
+            let app = try Self.makeApp()
+            defer { app.close() }
+            var kept: Layer? = Layer(frame: CGRect(x: 0, y: 0, width: 10, height: 10))
+            let cleared = Layer(frame: CGRect(x: 20, y: 0, width: 10, height: 10))
+            kept!.contents = Bitmap(width: 16, height: 16, fill: Self.red)
+            cleared.contents = Bitmap(width: 32, height: 32, fill: Self.red)
+            app.rootLayer.setSublayers([kept!, cleared])
+            app.runTurn()
+            XCTAssertEqual(app.compositor.textureBytes, (16 * 16 + 32 * 32) * 4)
+            cleared.contents = nil
+            XCTAssertNil(cleared.backing, "cleared contents leave the screen at once")
+            app.runTurn()
+            XCTAssertEqual(app.compositor.textureBytes, 16 * 16 * 4)
+            app.rootLayer.setSublayers([])
+            kept = nil
+            app.runTurn()   // the compositor notices the layer is gone at the end of the frame
+            app.runTurn()   // and releases its texture through the queue
+            XCTAssertEqual(app.compositor.textureBytes, 0)
+        }
+    }
+
+    func testAnImmediateUploadIgnoresTheQueue() throws {
+        try MainActor.assumeIsolated {
+            let app = try Self.makeApp()
+            defer { app.close() }
+            let layer = Layer(frame: CGRect(x: 0, y: 0, width: 10, height: 10))
+            app.rootLayer.addSublayer(layer)
+            layer.prefersImmediateUpload = true
+            layer.contents = Bitmap(width: 4, height: 4, fill: Self.red)
+            XCTAssertTrue(layer.isContentsPresented, "uploaded when set, before any turn")
+            XCTAssertEqual(app.compositor.pendingUploads, 0)
+        }
+    }
+
+    func testFadeOpacityScalesWhatALayerDraws() throws {
+        try MainActor.assumeIsolated {
+            let app = try Self.makeApp()
+            defer { app.close() }
+            let layer = Layer(frame: CGRect(x: 0, y: 0, width: 50, height: 50))
+            layer.backgroundColor = .black
+            layer.fadeOpacity = 0.5
+            app.rootLayer.addSublayer(layer)
+            let frame = try XCTUnwrap(app.captureFrame())
+            let p = Self.rgb(frame, 25, 25)
+            XCTAssertEqual(Double(p.0), 127.5, accuracy: 2)
+        }
+    }
+}

@@ -1,0 +1,256 @@
+import Foundation
+import Synchronization
+import XCTest
+@testable import Canopy
+
+/// A node that fills its bounds with one colour, optionally waiting for a gate first.
+private final class FillNode: DisplayNode, @unchecked Sendable {
+    let gate = Mutex<DispatchSemaphore?>(nil)
+    let neverShows: Bool
+
+    init(neverShowsPlaceholders: Bool = false) {
+        neverShows = neverShowsPlaceholders
+        super.init()
+    }
+
+    override var drawsContents: Bool { true }
+    override var suppressesPlaceholders: Bool { neverShows }
+
+    @MainActor override func drawParameters() -> (any Sendable)? { gate.withLock { $0 } }
+
+    override class func draw(parameters: (any Sendable)?, in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
+        if let gate = parameters as? DispatchSemaphore { _ = gate.wait(timeout: .now() + 30) }
+        context.fill(CGRect(x: 0, y: 0, width: 1000, height: 1000), with: .white)
+    }
+}
+
+/// What a backend would make of contents: here, nothing but the bitmap.
+@MainActor
+private final class FakeBacking: LayerBacking {
+    let bitmap: Bitmap
+    init(_ bitmap: Bitmap) { self.bitmap = bitmap }
+}
+
+final class PlaceholderTests: XCTestCase {
+    @MainActor
+    private static func makeLoop() -> Canopy.RunLoop {
+        let loop = Canopy.RunLoop()
+        DisplayScheduler.shared.install(on: loop, scale: 1)
+        return loop
+    }
+
+    /// Turns until `done()` (a hang guard of 30 s, not a timing check).
+    @MainActor
+    private static func turn(_ loop: Canopy.RunLoop, until done: () -> Bool, _ message: String = "never happened") {
+        let start = MonotonicClock.now()
+        while !done() && MonotonicClock.now() - start < 30 {
+            loop.runTurn()
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        XCTAssertTrue(done(), message)
+    }
+
+    @MainActor
+    private static func placeholder(of node: DisplayNode) -> Layer? {
+        node.layerIfLoaded?.sublayers.first { $0.name?.hasPrefix("placeholder") == true }
+    }
+
+    override func tearDown() {
+        MainActor.assumeIsolated { DisplayScheduler.shared.uninstall() }
+    }
+
+    func testAPlaceholderCoversTheNodeUntilItDisplaysThenGoes() {
+        MainActor.assumeIsolated {
+            let loop = Self.makeLoop()
+            let node = FillNode()
+            let gate = DispatchSemaphore(value: 0)
+            node.gate.withLock { $0 = gate }
+            node.placeholderEnabled = true
+            node.placeholderColor = Color(white: 0.5)
+            node.frame = CGRect(x: 0, y: 0, width: 20, height: 10)
+            let layer = node.layer
+            let placeholder = try! XCTUnwrap(Self.placeholder(of: node))
+            XCTAssertTrue(node.isShowingPlaceholder)
+            XCTAssertEqual(placeholder.backgroundColor, Color(white: 0.5))
+            XCTAssertEqual(placeholder.frame, CGRect(x: 0, y: 0, width: 20, height: 10))
+            for _ in 0..<3 { loop.runTurn() }
+            XCTAssertTrue(node.isShowingPlaceholder, "still drawing: the placeholder stays")
+            node.frame = CGRect(x: 0, y: 0, width: 30, height: 10)
+            XCTAssertEqual(placeholder.frame.width, 30, "it follows the bounds")
+            gate.signal()   // the first display, now stale
+            gate.signal()   // the one for the new size
+            Self.turn(loop, until: { !node.isShowingPlaceholder }, "the placeholder never went")
+            XCTAssertNotNil(layer.contents)
+            XCTAssertNil(Self.placeholder(of: node))
+        }
+    }
+
+    func testThePlaceholderWaitsForEverySubnodeAndStaysOnTop() {
+        MainActor.assumeIsolated {
+            let loop = Self.makeLoop()
+            let container = FillNode()
+            container.placeholderEnabled = true
+            container.frame = CGRect(x: 0, y: 0, width: 20, height: 20)
+            let child = FillNode()
+            let gate = DispatchSemaphore(value: 0)
+            child.gate.withLock { $0 = gate }
+            child.frame = CGRect(x: 0, y: 0, width: 5, height: 5)
+            container.addSubnode(child)
+            let layer = container.layer
+            Self.turn(loop, until: { layer.contents != nil }, "the container never displayed")
+            XCTAssertTrue(container.isShowingPlaceholder, "its subnode has not displayed yet")
+            // A subnode added later goes below the placeholder.
+            let late = DisplayNode()
+            container.addSubnode(late)
+            XCTAssertEqual(layer.sublayers.last?.name, "placeholder")
+            gate.signal()
+            Self.turn(loop, until: { !container.isShowingPlaceholder }, "the placeholder never went")
+            XCTAssertNotNil(child.layer.contents)
+        }
+    }
+
+    func testThePlaceholderWaitsUntilTheBackendHasUploadedTheContents() {
+        MainActor.assumeIsolated {
+            let loop = Self.makeLoop()
+            let root = Layer()
+            root.contentsChangeHandler = { _ in }   // a backend that uploads when told below
+            let node = FillNode()
+            node.placeholderEnabled = true
+            node.frame = CGRect(x: 0, y: 0, width: 8, height: 8)
+            root.addSublayer(node.layer)
+            Self.turn(loop, until: { node.layer.contents != nil }, "never displayed")
+            for _ in 0..<3 { loop.runTurn() }
+            XCTAssertTrue(node.isShowingPlaceholder, "the contents are not on screen yet")
+            node.layer.backing = FakeBacking(node.layer.contents!)
+            Self.turn(loop, until: { !node.isShowingPlaceholder }, "the placeholder never went after the upload")
+        }
+    }
+
+    func testThePlaceholderFadesOutOverItsDuration() {
+        MainActor.assumeIsolated {
+            let loop = Self.makeLoop()
+            let node = FillNode()
+            node.placeholderEnabled = true
+            node.placeholderFadeDuration = 0.15
+            node.frame = CGRect(x: 0, y: 0, width: 8, height: 8)
+            _ = node.layer
+            let placeholder = try! XCTUnwrap(Self.placeholder(of: node))
+            var alphas: [CGFloat] = []
+            Self.turn(loop, until: {
+                alphas.append(placeholder.alpha)
+                return !node.isShowingPlaceholder
+            }, "the fade never ended")
+            XCTAssertTrue(zip(alphas, alphas.dropFirst()).allSatisfy { $0 >= $1 }, "the alpha only falls: \(alphas)")
+            XCTAssertTrue(alphas.contains { $0 > 0 && $0 < 1 }, "it went through partial alphas: \(alphas)")
+            XCTAssertNil(placeholder.superlayer)
+        }
+    }
+
+    func testContentsFadeInWhereTheNodeHadNone() {
+        MainActor.assumeIsolated {
+            let loop = Self.makeLoop()
+            let node = FillNode()
+            node.contentsFadeDuration = 0.15
+            node.frame = CGRect(x: 0, y: 0, width: 8, height: 8)
+            let layer = node.layer
+            Self.turn(loop, until: { layer.contents != nil }, "never displayed")
+            XCTAssertLessThan(layer.fadeOpacity, 1, "the fade starts from transparent")
+            var opacities: [CGFloat] = []
+            Self.turn(loop, until: {
+                opacities.append(layer.fadeOpacity)
+                return layer.fadeOpacity == 1
+            }, "the fade never ended")
+            XCTAssertTrue(zip(opacities, opacities.dropFirst()).allSatisfy { $0 <= $1 }, "\(opacities)")
+            // A redisplay over existing contents does not fade again.
+            node.setNeedsDisplay()
+            let before = layer.contents
+            Self.turn(loop, until: { layer.contents !== before }, "never redisplayed")
+            XCTAssertEqual(layer.fadeOpacity, 1)
+        }
+    }
+
+    func testClearingContentsBringsThePlaceholderBack() {
+        MainActor.assumeIsolated {
+            let loop = Self.makeLoop()
+            let node = FillNode()
+            node.placeholderEnabled = true
+            node.frame = CGRect(x: 0, y: 0, width: 8, height: 8)
+            let layer = node.layer
+            Self.turn(loop, until: { !node.isShowingPlaceholder }, "never displayed")
+            node.clearContents()
+            XCTAssertNil(layer.contents)
+            XCTAssertTrue(node.isShowingPlaceholder)
+            XCTAssertFalse(node.isSubtreeDisplayed)
+            node.setNeedsDisplay()
+            Self.turn(loop, until: { !node.isShowingPlaceholder && layer.contents != nil }, "never displayed again")
+        }
+    }
+
+    func testACellThatNeverShowsPlaceholdersIsDisplayedBeforeTheCallReturns() {
+        MainActor.assumeIsolated {
+            _ = Self.makeLoop()
+            let cell = FillNode(neverShowsPlaceholders: true)
+            cell.isTransactionContainer = true
+            cell.placeholderEnabled = true
+            cell.frame = CGRect(x: 0, y: 0, width: 8, height: 8)
+            let child = FillNode()
+            child.placeholderEnabled = true
+            child.frame = CGRect(x: 0, y: 0, width: 4, height: 4)
+            cell.addSubnode(child)
+            let root = Layer()
+            var uploadedAtOnce: [Bool] = []
+            root.contentsChangeHandler = { layer in
+                uploadedAtOnce.append(layer.prefersImmediateUpload)
+                if let bitmap = layer.contents { layer.backing = FakeBacking(bitmap) }
+            }
+            root.addSublayer(cell.layer)
+            XCTAssertFalse(cell.isShowingPlaceholder, "placeholders are suppressed in the cell")
+            XCTAssertFalse(child.isShowingPlaceholder)
+            cell.recursivelyEnsureDisplaySynchronously(true)
+            // No run-loop turn happened: the displays ran on workers while the main thread waited.
+            XCTAssertNotNil(cell.layer.contents)
+            XCTAssertNotNil(child.layer.contents)
+            XCTAssertTrue(cell.isSubtreeDisplayed)
+            XCTAssertEqual(uploadedAtOnce, [true, true], "the backend was asked to upload both at once")
+            XCTAssertFalse(cell.layer.prefersImmediateUpload, "the request ends with the call")
+        }
+    }
+
+    func testTheLayerOfAReleasedNodeIsLetGoOnTheMainThread() {
+        MainActor.assumeIsolated {
+            let loop = Self.makeLoop()
+            let parent = Layer()
+            weak var released: Layer?
+            do {
+                let node = DisplayNode()
+                parent.addSublayer(node.layer)
+                released = node.layer
+            }
+            // The node is gone; its layer waits for the main thread's release queue.
+            XCTAssertNotNil(released)
+            loop.runTurn()
+            XCTAssertTrue(parent.sublayers.isEmpty)
+            XCTAssertNil(released)
+        }
+    }
+
+    func testALayerOfANodeReleasedOnAWorkerGoesOnTheMainThread() {
+        MainActor.assumeIsolated {
+            let loop = Self.makeLoop()
+            let parent = Layer()
+            let box = Mutex<DisplayNode?>(nil)
+            do {
+                let node = DisplayNode()
+                parent.addSublayer(node.layer)
+                box.withLock { $0 = node }
+            }
+            let done = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                box.withLock { $0 = nil }
+                done.signal()
+            }
+            XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+            Self.turn(loop, until: { parent.sublayers.isEmpty }, "the layer was never released")
+        }
+    }
+}
