@@ -21,6 +21,8 @@ public final class DisplayScheduler: Sendable {
         var priority: (@Sendable (DisplayNode) -> DisplayPriority)?
         var animator: LayerAnimator?
         var releases: RunLoopQueue<Layer>?
+        var displayCount = 0
+        var displaySeconds: TimeInterval = 0
     }
 
     private let state = Mutex(State())
@@ -36,6 +38,16 @@ public final class DisplayScheduler: Sendable {
     public var priorityProvider: (@Sendable (DisplayNode) -> DisplayPriority)? {
         get { state.withLock { $0.priority } }
         set { state.withLock { $0.priority = newValue } }
+    }
+
+    /// The transaction group displays commit with, once installed.
+    @MainActor
+    public var transactionGroup: TransactionGroup? { state.withLock { $0.group } }
+
+    /// Displays started by the scheduler, and the main-thread seconds they took to start (the
+    /// snapshot of draw parameters and the queueing): the main thread's share before commit.
+    public var displayStatistics: (count: Int, seconds: TimeInterval) {
+        state.withLock { ($0.displayCount, $0.displaySeconds) }
     }
 
     /// The group and scale displays use, once installed.
@@ -136,11 +148,21 @@ public final class DisplayScheduler: Sendable {
             defer { state.waiting.removeAll(keepingCapacity: true) }
             return (state.waiting, group, state.scale)
         }) else { return }
+        let start = MonotonicClock.now()
+        var displayed = 0
         for entry in waiting {
             guard let node = entry.node else { continue }
             node.state.withLock { $0.isScheduled = false }
             // An unloaded node displays when it loads.
-            if node.isNodeLoaded { node.display(group: group, scale: scale) }
+            if node.isNodeLoaded {
+                node.display(group: group, scale: scale)
+                displayed += 1
+            }
+        }
+        let seconds = MonotonicClock.now() - start
+        state.withLock { state in
+            state.displayCount += displayed
+            state.displaySeconds += seconds
         }
     }
 }

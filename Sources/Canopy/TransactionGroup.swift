@@ -23,6 +23,11 @@ public final class TransactionGroup {
         if let token { runLoop.removeObserverFromAnyThread(token) }
     }
 
+    /// Transactions completed since the group was made, and the main-thread seconds their
+    /// completions took (setting contents, the hooks): what committing costs.
+    public private(set) var completedCount = 0
+    public private(set) var completionSeconds: TimeInterval = 0
+
     /// Transactions not completed yet.
     public var pendingCount: Int { transactions.count }
 
@@ -49,7 +54,7 @@ public final class TransactionGroup {
         transaction.commit()
         guard transaction.isReadyToComplete else { return false }
         transactions.removeAll { $0 === transaction }
-        transaction.complete()
+        complete(transaction)
         return true
     }
 
@@ -62,12 +67,19 @@ public final class TransactionGroup {
         for transaction in current {
             transaction.commit()
             if transaction.isReadyToComplete {
-                transaction.complete()
+                complete(transaction)
             } else {
                 remaining.append(transaction)
             }
         }
         // Completions may have opened new transactions; keep them after the waiting ones.
         transactions = remaining + transactions
+    }
+
+    private func complete(_ transaction: AsyncTransaction) {
+        let start = MonotonicClock.now()
+        transaction.complete()
+        completionSeconds += MonotonicClock.now() - start
+        completedCount += 1
     }
 }

@@ -87,6 +87,9 @@ public final class Application {
             SDL_SetHint(SDL_HINT_VIDEODRIVER, getenv("WAYLAND_DISPLAY") != nil ? "wayland,x11" : "x11")
         }
         SDL_SetHint(SDL_HINT_VIDEO_ALLOW_SCREENSAVER, "1")
+        // Headless runs (screenshots, benchmarks) poll no quit events: SIGINT and SIGTERM must
+        // end them as usual rather than become SDL quit events.
+        if options.headless { SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1") }
         if let driver = options.renderDriver { SDL_SetHint(SDL_HINT_RENDER_DRIVER, driver) }
         var initialised = SDL_Init(UInt32(SDL_INIT_VIDEO | SDL_INIT_EVENTS)) == 0
         if !initialised && options.headless {

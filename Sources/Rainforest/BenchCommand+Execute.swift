@@ -35,6 +35,12 @@ extension BenchCommand {
             report.layout = result
             print(LayoutBenchmark.table(result))
         }
+        if scenario.contains(.display) {
+            print("bench: display pipeline, main-thread cost per card (median of 31 rounds of 8 cards) and display workers")
+            let result = try runDisplay(content: content)
+            report.display = result
+            print(DisplayBenchmark.table(result))
+        }
         if let json {
             do {
                 try report.writeJSON(to: json)
@@ -43,6 +49,27 @@ extension BenchCommand {
                 throw UserFacingError(message: "\(json): cannot write (\(error.localizedDescription))", status: 1)
             }
         }
+    }
+
+    @MainActor
+    private func runDisplay(content: Content) throws -> DisplayBenchmark.Result {
+        let app: Application
+        do {
+            app = try Application(options: .init(title: "Rainforest bench", size: Session.defaultSize.cgSize, headless: true))
+        } catch {
+            throw UserFacingError(message: "bench: \(error)", status: 1)
+        }
+        defer { app.close() }
+        app.showsFPS = false
+        let jpeg = content.resources.imageURL("images/red-panda.jpg").path
+        let photo: Bitmap
+        do {
+            photo = try ImageDecoder.decode(contentsOf: jpeg)
+        } catch {
+            throw UserFacingError(message: "bench: \(error.description)")
+        }
+        let artist = try GraphicsBenchmark.sampleArtist(photoPath: jpeg, photo: photo, deck: content.deck)
+        return try DisplayBenchmark(artist: artist).run(app: app)
     }
 
     @MainActor

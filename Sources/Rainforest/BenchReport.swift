@@ -57,9 +57,11 @@ struct BenchReport: Codable, Sendable {
     var graphicsRatios: [String: Double]?
     /// The layout figures, when that scenario ran.
     var layout: LayoutBenchmark.Result?
+    /// The display pipeline's figures, when that scenario ran.
+    var display: DisplayBenchmark.Result?
 
     enum CodingKeys: String, CodingKey {
-        case environment, runs, graphics, layout
+        case environment, runs, graphics, layout, display
         case graphicsRatios = "graphics_ratios"
     }
 

@@ -33,23 +33,12 @@ struct GraphicsBenchmark {
         } catch {
             throw UserFacingError(message: "bench: \(error.description)")
         }
-        let card = deck.entries.first { $0.card.image == "images/red-panda.jpg" }?.card
-            ?? deck.entries[0].card
-        // "Decode cached": the card draws from the photo as the image cache holds it, decoded to
-        // cover the card at its scale.
-        let photoSize = CGSize(width: photo.width, height: photo.height)
-        let cached: Bitmap
-        do {
-            cached = try ImageDecoder.decode(contentsOf: jpeg, fitting: CardArtist.photoPixelSize(photoSize: photoSize, scale: 1))
-        } catch {
-            throw UserFacingError(message: "bench: \(error.description)")
-        }
-        let artist = CardArtist(name: card.name, description: card.description, photo: cached, photoSize: photoSize)
+        let artist = try Self.sampleArtist(photoPath: jpeg, photo: photo, deck: deck)
         let cardSize = artist.size
         let background1x = Resampler.resize(photo, toPixelWidth: Int(cardSize.width), pixelHeight: Int(cardSize.height))
         let background2x = Resampler.resize(photo, toPixelWidth: Int(cardSize.width * 2),
                                             pixelHeight: Int(cardSize.height * 2)).withScale(2)
-        let description = AttributedString(card.description, font: CardArtist.descriptionFont, color: .white,
+        let description = AttributedString(artist.description, font: CardArtist.descriptionFont, color: .white,
                                            shadow: CardArtist.textShadow)
 
         var results: [String: Result] = [:]
@@ -90,6 +79,20 @@ struct GraphicsBenchmark {
                                   saturationDeltaFactor: CardArtist.blurSaturation, allowsDownscaling: false)
         }
         return results
+    }
+
+    /// The red panda's card (or the deck's first), drawn from its photo as the image cache holds
+    /// it: decoded to cover the card at 1x.
+    static func sampleArtist(photoPath: String, photo: Bitmap, deck: CardDeck) throws(UserFacingError) -> CardArtist {
+        let card = deck.entries.first { $0.card.image == "images/red-panda.jpg" }?.card ?? deck.entries[0].card
+        let photoSize = CGSize(width: photo.width, height: photo.height)
+        let cached: Bitmap
+        do {
+            cached = try ImageDecoder.decode(contentsOf: photoPath, fitting: CardArtist.photoPixelSize(photoSize: photoSize, scale: 1))
+        } catch {
+            throw UserFacingError(message: "bench: \(error.description)")
+        }
+        return CardArtist(name: card.name, description: card.description, photo: cached, photoSize: photoSize)
     }
 
     /// The naive full-resolution blur's cost over the card blur's, at 1x and 2x.

@@ -58,9 +58,9 @@ struct BenchCommand: ParsableCommand {
     }
 
     /// What to measure: the scripted scroll, the drawing steps of a card on one core, the card's
-    /// layout on one core.
+    /// layout on one core, the main thread's cost of landing a card and the display workers.
     enum Scenario: String, CaseIterable, Sendable {
-        case scrolling, graphics, layout
+        case scrolling, graphics, layout, display
 
         static func parseList(_ text: String) throws -> [Scenario] {
             let names = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
@@ -75,7 +75,7 @@ struct BenchCommand: ParsableCommand {
         }
     }
 
-    @Option(help: ArgumentHelp("What to measure, comma-separated: scrolling, graphics, layout, or all.", valueName: "LIST"),
+    @Option(help: ArgumentHelp("What to measure, comma-separated: scrolling, graphics, layout, display, or all.", valueName: "LIST"),
             transform: Scenario.parseList)
     var scenario: [Scenario] = [.scrolling]
 

@@ -1,0 +1,171 @@
+import Canopy
+import CanopyGraphics
+import CanopySDL
+import Foundation
+import Synchronization
+
+/// `bench --scenario display`: what landing a card costs the main thread (starting its display,
+/// completing its transaction, uploading its texture), and how fast the display queue draws
+/// cards with 1 to 4 workers (how the worker count was chosen).
+@MainActor
+struct DisplayBenchmark {
+    let artist: CardArtist
+    /// Rounds of one screenful of cards each; the figures are medians over rounds.
+    var rounds = 31
+    var cardsPerRound = 8
+
+    struct Result: Codable, Sendable, Equatable {
+        /// Per card, median over rounds: starting the display (snapshot, queueing), in µs.
+        var displayStartUs: Double
+        /// Per card: the transaction's completion on the main thread (contents set), in µs.
+        var commitUs: Double
+        /// Per card: the texture upload, at 1x and 2x, in ms.
+        var uploadMs1x: Double
+        var uploadMs2x: Double
+        /// The sum at 1x and at 2x: the main thread's cost of one card, in ms.
+        var mainPerCardMs1x: Double
+        var mainPerCardMs2x: Double
+        /// Cards drawn per second by a display queue of N workers (N = 1...4), median of 5.
+        var cardsPerSecondByWorkers: [String: Double]
+        var cores: Int
+
+        enum CodingKeys: String, CodingKey {
+            case displayStartUs = "display_start_us"
+            case commitUs = "commit_us"
+            case uploadMs1x = "upload_ms_1x"
+            case uploadMs2x = "upload_ms_2x"
+            case mainPerCardMs1x = "main_per_card_ms_1x"
+            case mainPerCardMs2x = "main_per_card_ms_2x"
+            case cardsPerSecondByWorkers = "cards_per_s_by_workers"
+            case cores
+        }
+    }
+
+    /// A card whose drawing is done already: the main-thread side of its display is real.
+    final class PreparedCardNode: DisplayNode, @unchecked Sendable {
+        let bitmap: Bitmap
+        init(bitmap: Bitmap) {
+            self.bitmap = bitmap
+            super.init()
+        }
+        override var drawsContents: Bool { true }
+        override func drawParameters() -> (any Sendable)? { bitmap }
+        override class func display(parameters: (any Sendable)?, size: CGSize, scale: CGFloat,
+                                    isCancelled: @Sendable () -> Bool) -> Bitmap? {
+            parameters as? Bitmap
+        }
+    }
+
+    func run(app: Application) throws -> Result {
+        let card1x = try draw(scale: 1), card2x = try draw(scale: 2)
+        let scheduler = DisplayScheduler.shared
+        scheduler.install(on: app.runLoop, scale: 1)
+        defer { scheduler.uninstall() }
+        app.compositor.uploadBudget = .infinity
+        defer { app.compositor.uploadBudget = Compositor.defaultUploadBudget }
+        // A reference, not a captured var: the observer and the rounds share it explicitly.
+        final class UploadLog { var seconds: [Double] = [] }
+        let log = UploadLog()
+        app.compositor.uploadObserver = { _, seconds in log.seconds.append(seconds) }
+        defer { app.compositor.uploadObserver = nil }
+
+        func measure(_ bitmap: Bitmap) throws(UserFacingError) -> (start: Double, commit: Double, upload: Double) {
+            var starts: [Double] = [], commits: [Double] = [], uploadMedians: [Double] = []
+            for round in 0...rounds {   // round 0 warms up
+                let group = scheduler.transactionGroup!
+                let before = (scheduler.displayStatistics, group.completionSeconds)
+                log.seconds.removeAll()
+                let nodes = (0..<cardsPerRound).map { i in
+                    let node = PreparedCardNode(bitmap: bitmap)
+                    node.isTransactionContainer = true
+                    node.frame = CGRect(x: CGFloat(i % 4) * 330, y: CGFloat(i / 4) * 400,
+                                        width: CardArtist.width, height: artist.size.height)
+                    return node
+                }
+                app.rootLayer.setSublayers(nodes.map(\.layer))
+                let deadline = MonotonicClock.now() + 30
+                while log.seconds.count < cardsPerRound && MonotonicClock.now() < deadline {
+                    app.runTurn()
+                    Thread.sleep(forTimeInterval: 0.0005)
+                }
+                guard log.seconds.count >= cardsPerRound else {
+                    throw UserFacingError(message: "bench: display: round \(round) uploaded \(log.seconds.count) of \(cardsPerRound) cards in 30 s (\(app.compositor.pendingUploads) uploads and \(group.pendingCount) transactions pending; displays \(scheduler.displayStatistics.count), completed \(group.completedCount), contents \(nodes.map { $0.layerIfLoaded?.contents != nil }))")
+                }
+                let after = (scheduler.displayStatistics, group.completionSeconds)
+                if round > 0 {
+                    starts.append((after.0.seconds - before.0.seconds) / Double(cardsPerRound) * 1e6)
+                    commits.append((after.1 - before.1) / Double(cardsPerRound) * 1e6)
+                    uploadMedians.append(Self.median(log.seconds) * 1e3)
+                }
+                app.rootLayer.setSublayers([])
+                app.runTurn()
+            }
+            return (Self.median(starts), Self.median(commits), Self.median(uploadMedians))
+        }
+        let at1x = try measure(card1x)
+        let at2x = try measure(card2x)
+        return Result(displayStartUs: at1x.start, commitUs: at1x.commit, uploadMs1x: at1x.upload, uploadMs2x: at2x.upload,
+                      mainPerCardMs1x: (at1x.start + at1x.commit) / 1e3 + at1x.upload,
+                      mainPerCardMs2x: (at2x.start + at2x.commit) / 1e3 + at2x.upload,
+                      cardsPerSecondByWorkers: try workerThroughput(),
+                      cores: ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    private func draw(scale: CGFloat) throws -> Bitmap {
+        do {
+            guard let bitmap = try artist.draw(scale: scale) else { throw UserFacingError(message: "bench: the card drew nothing") }
+            return bitmap
+        } catch let error as FontError {
+            throw UserFacingError(message: "bench: \(error)")
+        }
+    }
+
+    /// Cards (the full card drawing at 1x) drawn per second by queues of 1 to 4 workers, while
+    /// the main thread waits: the median of 5 batches of 24 cards each.
+    private func workerThroughput() throws -> [String: Double] {
+        var result: [String: Double] = [:]
+        let artist = self.artist
+        for workers in 1...4 {
+            let queue = DisplayQueue(workers: workers, name: "bench.display")
+            var rates: [Double] = []
+            for batch in 0...5 {
+                let batchSize = 24
+                let done = DispatchSemaphore(value: 0)
+                let start = MonotonicClock.now()
+                for _ in 0..<batchSize {
+                    queue.enqueue(priority: .visible) {
+                        _ = try? artist.draw(scale: 1)
+                        done.signal()
+                    }
+                }
+                for _ in 0..<batchSize { done.wait() }
+                if batch > 0 { rates.append(Double(batchSize) / (MonotonicClock.now() - start)) }
+            }
+            queue.shutdown()
+            result["\(workers)"] = Self.median(rates)
+        }
+        return result
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        guard !values.isEmpty else { return 0 }
+        let sorted = values.sorted()
+        return sorted[sorted.count / 2]
+    }
+
+    static func table(_ r: Result) -> String {
+        var rows = [["per card, on the main thread", "median"]]
+        rows.append(["display start (snapshot, queueing)", String(format: "%.1f µs", r.displayStartUs)])
+        rows.append(["commit (transaction completion)", String(format: "%.1f µs", r.commitUs)])
+        rows.append(["texture upload 1x (320 pt wide)", String(format: "%.3f ms", r.uploadMs1x)])
+        rows.append(["texture upload 2x", String(format: "%.3f ms", r.uploadMs2x)])
+        rows.append(["total 1x", String(format: "%.3f ms", r.mainPerCardMs1x)])
+        rows.append(["total 2x", String(format: "%.3f ms", r.mainPerCardMs2x)])
+        var text = BenchReport.format(rows)
+        let workers = r.cardsPerSecondByWorkers.keys.sorted()
+        text += "\n" + BenchReport.format([["display workers", "cards/s"]]
+            + workers.map { [$0, String(format: "%.1f", r.cardsPerSecondByWorkers[$0]!)] })
+        text += "\n(\(r.cores) cores)"
+        return text
+    }
+}
