@@ -1,0 +1,538 @@
+import Foundation
+import Synchronization
+
+/// A node that shows an image (Texture's `ASImageNode`): a `Bitmap` given in memory, or a file
+/// decoded on a display worker through an `ImageCache`, no bigger than the node shows it.
+///
+/// Placement follows Texture:
+/// - `contentMode` (default `.aspectFill`) places the image in the bounds; every `ContentMode`
+///   works. The modes that keep the image's size (`.center` and the edge modes) use its size in
+///   points: a `Bitmap`'s `size`, or a file's pixel size (files are one pixel per point).
+/// - `cropRect` is a rect in unit coordinates of the image. When it is empty (the default,
+///   (0.5, 0.5, 0, 0)), only its origin counts: it positions an aspect-filled image that
+///   overflows the bounds (x 0 keeps its left edge, 1 its right edge, 0.5 centres it). When it
+///   is not empty, that part of the image is stretched to the bounds, for `.aspectFill`,
+///   `.aspectFit` and `.center` (Texture's own rule; the other modes ignore a non-empty crop).
+/// - `forceUpscaling` (default false): when the image has fewer pixels than the bounds show it
+///   across, the bitmap is made smaller instead of enlarging the image on the CPU, so no image
+///   pixel covers more than one bitmap pixel; the compositor stretches the bitmap to the bounds
+///   (Texture's reduced backing size, per axis here). True draws at the bounds' full pixel size.
+///
+/// Display runs on a worker (`display(parameters:size:scale:isCancelled:)`): the file's header
+/// is read, the file is decoded through `imageCache` to cover exactly the pixels the image is
+/// drawn across (never more, and never above the file's own size), the image is drawn into the
+/// bitmap, then `imageModificationBlock` runs on the result. `isCancelled` is polled between these
+/// steps; a cancelled display returns no bitmap. With `displaysAsynchronously = false` the node
+/// asked to draw on the main thread, and a file is then decoded there too: the one exception.
+///
+/// A file that cannot be decoded (missing, unreadable, corrupt: `ImageError`) is drawn as a grey
+/// box with the error's description written in it, so a broken image shows why; `lastError`
+/// holds the error once that display has landed.
+///
+/// Every property is behind the node's lock and may be set from any thread; changes redisplay
+/// the node, and changes of the image's size in points invalidate layout (a `Bitmap` image
+/// sizes a leaf node to its size in points, as in Texture; a file image has no intrinsic size
+/// in layout, since reading it would be I/O during layout: size the node with its style).
+open class ImageNode: DisplayNode, @unchecked Sendable {
+    /// What the node shows.
+    enum Source: Sendable {
+        case bitmap(Bitmap)
+        case file(String)
+    }
+
+    private struct Settings {
+        var source: Source?
+        var contentMode: ContentMode = .aspectFill
+        var cropRect = ImageNode.defaultCropRect
+        var forceUpscaling = false
+        var imageModificationBlock: (@Sendable (Bitmap, _ isCancelled: @Sendable () -> Bool) -> Bitmap?)?
+        var imageCache: ImageCache = .shared
+        var fonts: FontRegistry = .shared
+        var lastError: ImageError?
+        var imageScaleFactor: CGFloat?
+        /// Where the worker reports the outcome of the latest display.
+        var pendingOutcome: DisplayOutcome?
+        /// Whether a layout has read the image's size: until then a new size has no cached layout
+        /// to invalidate.
+        var wasMeasured = false
+        /// Tests: called on the decoding thread before a file is decoded.
+        var decodeObserver: (@Sendable (_ path: String, _ fitting: CGSize?) -> Void)?
+    }
+
+    /// Texture's default: empty, centred (an aspect-filled image overflows evenly on both sides).
+    public static let defaultCropRect = CGRect(x: 0.5, y: 0.5, width: 0, height: 0)
+
+    private let settings = Mutex(Settings())
+
+    public override init() {
+        super.init()
+    }
+
+    // MARK: The image
+
+    /// An image in memory, drawn as it is (scaled by the drawing, not decoded). Setting it replaces
+    /// a file image; reading it while the node shows a file gives nil. Any thread.
+    public var image: Bitmap? {
+        get {
+            if case .bitmap(let bitmap) = settings.withLock({ $0.source }) { return bitmap }
+            return nil
+        }
+        set { setSource(newValue.map { .bitmap($0) }) }
+    }
+
+    /// The image file's path, decoded on a display worker. Setting it replaces a `Bitmap` image.
+    /// Any thread.
+    public var imagePath: String? {
+        get {
+            if case .file(let path) = settings.withLock({ $0.source }) { return path }
+            return nil
+        }
+        set { setSource(newValue.map { .file($0) }) }
+    }
+
+    /// The image file as a file URL (see `imagePath`); a URL that is not a file URL cannot be read
+    /// and shows as a missing file. Any thread.
+    public var imageURL: URL? {
+        get { imagePath.map { URL(fileURLWithPath: $0) } }
+        set { imagePath = newValue.map { $0.isFileURL ? $0.path : $0.absoluteString } }
+    }
+
+    private func setSource(_ source: Source?) {
+        let (changed, resized) = settings.withLock { settings -> (Bool, Bool) in
+            guard !Self.same(settings.source, source) else { return (false, false) }
+            let oldSize = Self.intrinsicSize(of: settings.source)
+            settings.source = source
+            return (true, settings.wasMeasured && oldSize != Self.intrinsicSize(of: source))
+        }
+        guard changed else { return }
+        if resized { setNeedsLayout() }
+        setNeedsDisplay()
+    }
+
+    private static func same(_ a: Source?, _ b: Source?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): return true
+        case (.bitmap(let x)?, .bitmap(let y)?): return x === y
+        case (.file(let x)?, .file(let y)?): return x == y
+        default: return false
+        }
+    }
+
+    /// The size in points a source gives a leaf in layout: a bitmap's; none for a file.
+    private static func intrinsicSize(of source: Source?) -> CGSize? {
+        if case .bitmap(let bitmap) = source { return bitmap.size }
+        return nil
+    }
+
+    // MARK: Placement and drawing options
+
+    /// How the image fills the bounds (default `.aspectFill`, Texture's). Any thread.
+    public var contentMode: ContentMode {
+        get { settings.withLock { $0.contentMode } }
+        set { update(\.contentMode, newValue) }
+    }
+
+    /// The part of the image to feature, in unit coordinates (see the type's notes). Default
+    /// (0.5, 0.5, 0, 0). Any thread.
+    public var cropRect: CGRect {
+        get { settings.withLock { $0.cropRect } }
+        set { update(\.cropRect, newValue) }
+    }
+
+    /// Whether an image with fewer pixels than the bounds show is enlarged on the CPU into a
+    /// bitmap of the bounds' full pixel size (true), or drawn into a smaller bitmap that the
+    /// compositor stretches (false, the default). Any thread.
+    public var forceUpscaling: Bool {
+        get { settings.withLock { $0.forceUpscaling } }
+        set { update(\.forceUpscaling, newValue) }
+    }
+
+    /// Runs on the display worker on the drawn bitmap (the image decoded, scaled and placed), and
+    /// returns what is shown: rounding, borders, effects. It receives the display's `isCancelled`;
+    /// poll it in long work. A display cancelled by the time it returns shows nothing new, and a
+    /// nil result leaves the node without contents. Not run on the error state. Setting it
+    /// redisplays the node. Any thread.
+    public var imageModificationBlock: (@Sendable (Bitmap, _ isCancelled: @Sendable () -> Bool) -> Bitmap?)? {
+        get { settings.withLock { $0.imageModificationBlock } }
+        set {
+            settings.withLock { $0.imageModificationBlock = newValue }
+            setNeedsDisplay()
+        }
+    }
+
+    /// The cache file images are decoded through (default `ImageCache.shared`). Any thread.
+    public var imageCache: ImageCache {
+        get { settings.withLock { $0.imageCache } }
+        set {
+            settings.withLock { $0.imageCache = newValue }
+            setNeedsDisplay()
+        }
+    }
+
+    /// The fonts the error state's message is written with (default `FontRegistry.shared`, with
+    /// `TextLayout.defaultFont`'s family). Without that family the error state is the grey box
+    /// alone. Any thread.
+    public var fonts: FontRegistry {
+        get { settings.withLock { $0.fonts } }
+        set {
+            settings.withLock { $0.fonts = newValue }
+            setNeedsDisplay()
+        }
+    }
+
+    /// Tests: called on the thread that decodes, just before a file is decoded (or taken from
+    /// the cache), with the target pixel size.
+    var decodeObserver: (@Sendable (_ path: String, _ fitting: CGSize?) -> Void)? {
+        get { settings.withLock { $0.decodeObserver } }
+        set { settings.withLock { $0.decodeObserver = newValue } }
+    }
+
+    private func update<Value: Equatable>(_ keyPath: WritableKeyPath<Settings, Value>, _ value: Value) {
+        let changed = settings.withLock { settings -> Bool in
+            guard settings[keyPath: keyPath] != value else { return false }
+            settings[keyPath: keyPath] = value
+            return true
+        }
+        if changed { setNeedsDisplay() }
+    }
+
+    // MARK: What the last display found
+
+    /// Why the image of the last display that landed could not be shown, or nil when it could
+    /// (or there was no image). Set on the main thread when that display's contents are set.
+    /// Any thread may read it.
+    public var lastError: ImageError? { settings.withLock { $0.lastError } }
+
+    /// How many of the source image's pixels the last landed display put on each screen pixel:
+    /// the source's pixel size (a file's own size, before any decoding to fit; a `Bitmap`'s
+    /// pixel size) over the screen pixels the shown part of the image is drawn across (the rect
+    /// the content mode and crop give it at the display scale, before clipping to the bounds),
+    /// taking the larger of the horizontal and the vertical ratio. 1 is pixel for pixel; 2 means
+    /// the source has twice the pixels needed along an axis; 0.5 that it is enlarged twice.
+    /// Nil before a display lands, without an image, and on error. This is the figure of the
+    /// image-scaling debug overlay ("%.2fx", hidden at exactly 1). Set on the main thread when
+    /// the display lands; any thread may read it.
+    public var imageScaleFactor: CGFloat? { settings.withLock { $0.imageScaleFactor } }
+
+    // MARK: Layout
+
+    /// A `Bitmap` image's size in points; zero (the style decides) for a file or no image.
+    /// Any thread.
+    open override func calculateSizeThatFits(_ constrainedSize: CGSize) -> CGSize {
+        let source = settings.withLock { settings in
+            settings.wasMeasured = true
+            return settings.source
+        }
+        return Self.intrinsicSize(of: source) ?? .zero
+    }
+
+    // MARK: Display
+
+    open override var drawsContents: Bool { true }
+
+    /// The snapshot a worker draws from: the image source and every option, the bounds, and the
+    /// box where the worker reports what it found. Main thread.
+    @MainActor
+    open override func drawParameters() -> (any Sendable)? {
+        let outcome = DisplayOutcome()
+        let size = bounds.size
+        return settings.withLock { settings -> Parameters in
+            settings.pendingOutcome = outcome
+            return Parameters(source: settings.source, boundsSize: size, contentMode: settings.contentMode,
+                              cropRect: settings.cropRect, forceUpscaling: settings.forceUpscaling,
+                              modification: settings.imageModificationBlock, cache: settings.imageCache,
+                              fonts: settings.fonts, outcome: outcome, decodeObserver: settings.decodeObserver)
+        }
+    }
+
+    /// Publishes what the landed display found (`lastError`, `imageScaleFactor`). Main thread;
+    /// subclasses call super.
+    @MainActor
+    open override func didDisplay() {
+        super.didDisplay()
+        settings.withLock { settings in
+            guard let outcome = settings.pendingOutcome?.value else { return }
+            settings.lastError = outcome.error
+            settings.imageScaleFactor = outcome.scaleFactor
+        }
+    }
+
+    /// The node's bitmap: the image decoded, scaled and placed, at the pixel size the bounds need
+    /// at `scale` (smaller without `forceUpscaling` when the image has fewer pixels), then
+    /// modified; or the error state; nil without an image or when cancelled. Worker thread.
+    open override class func display(parameters: (any Sendable)?, size: CGSize, scale: CGFloat,
+                                     isCancelled: @Sendable () -> Bool) -> Bitmap? {
+        guard let p = parameters as? Parameters else { return nil }
+        let boundsPixels = (width: Int((size.width * scale).rounded(.up)), height: Int((size.height * scale).rounded(.up)))
+        guard boundsPixels.width > 0, boundsPixels.height > 0, !isCancelled() else { return nil }
+        switch prepare(p, size: size, scale: scale, isCancelled: isCancelled) {
+        case .none, .cancelled:
+            p.outcome.value = .init(error: nil, scaleFactor: nil)
+            return nil
+        case .failure(let error):
+            let context = GraphicsContext(pixelWidth: boundsPixels.width, pixelHeight: boundsPixels.height, scale: scale)
+            drawErrorState(error, in: context, size: size, fonts: p.fonts)
+            guard !isCancelled() else { return nil }
+            p.outcome.value = .init(error: error, scaleFactor: nil)
+            return context.makeBitmap()
+        case .image(let prepared):
+            let backing = prepared.backingPixelSize(boundsPixels: boundsPixels, forceUpscaling: p.forceUpscaling)
+            let sx = CGFloat(backing.width) / size.width, sy = CGFloat(backing.height) / size.height
+            let context = GraphicsContext(pixelWidth: backing.width, pixelHeight: backing.height, scale: sx)
+            if sy != sx { context.scaleBy(x: 1, y: sy / sx) }
+            prepared.draw(in: context, size: size)
+            guard !isCancelled() else { return nil }
+            var result: Bitmap? = context.makeBitmap()
+            if let modification = p.modification, let drawn = result {
+                result = modification(drawn, isCancelled)
+            }
+            guard !isCancelled() else { return nil }
+            p.outcome.value = .init(error: nil, scaleFactor: prepared.scaleFactor)
+            return result
+        }
+    }
+
+    /// Draws the image into a context of the bounds (a rasterizing ancestor's, translated to this
+    /// node). Worker thread. The modification block runs on the image drawn at the context's
+    /// scale, which is then drawn over the bounds.
+    open override class func draw(parameters: (any Sendable)?, in context: GraphicsContext,
+                                  isCancelled: @Sendable () -> Bool) {
+        guard let p = parameters as? Parameters else { return }
+        let size = p.boundsSize
+        guard size.width > 0, size.height > 0, !isCancelled() else { return }
+        switch prepare(p, size: size, scale: context.scale, isCancelled: isCancelled) {
+        case .none, .cancelled:
+            return
+        case .failure(let error):
+            drawErrorState(error, in: context, size: size, fonts: p.fonts)
+        case .image(let prepared):
+            guard let modification = p.modification else {
+                prepared.draw(in: context, size: size)
+                return
+            }
+            let own = GraphicsContext(size: size, scale: context.scale)
+            prepared.draw(in: own, size: size)
+            guard !isCancelled(), let modified = modification(own.makeBitmap(), isCancelled), !isCancelled() else { return }
+            context.draw(modified, in: CGRect(origin: .zero, size: size), contentMode: .scaleToFill)
+        }
+    }
+
+    // MARK: The work (worker thread)
+
+    /// The immutable snapshot a display draws from.
+    struct Parameters: Sendable {
+        let source: Source?
+        let boundsSize: CGSize
+        let contentMode: ContentMode
+        let cropRect: CGRect
+        let forceUpscaling: Bool
+        let modification: (@Sendable (Bitmap, _ isCancelled: @Sendable () -> Bool) -> Bitmap?)?
+        let cache: ImageCache
+        let fonts: FontRegistry
+        let outcome: DisplayOutcome
+        let decodeObserver: (@Sendable (_ path: String, _ fitting: CGSize?) -> Void)?
+    }
+
+    /// What a worker found, handed to the main thread through the parameters.
+    final class DisplayOutcome: Sendable {
+        struct Value: Sendable {
+            var error: ImageError?
+            var scaleFactor: CGFloat?
+        }
+        private let storage = Mutex<Value?>(nil)
+        var value: Value? {
+            get { storage.withLock { $0 } }
+            set { storage.withLock { $0 = newValue } }
+        }
+    }
+
+    private enum Preparation {
+        case none
+        case cancelled
+        case failure(ImageError)
+        case image(PreparedImage)
+    }
+
+    /// An image ready to draw: the bitmap, where it goes and what it covers.
+    struct PreparedImage {
+        /// The bitmap to draw (a file decoded to fit, or the given bitmap).
+        let bitmap: Bitmap
+        /// The source's own pixel size.
+        let sourcePixels: CGSize
+        /// The placement of the whole image in the bounds.
+        let geometry: ImageGeometry
+        let scale: CGFloat
+
+        var scaleFactor: CGFloat { geometry.scaleFactor(sourcePixels: sourcePixels, scale: scale) }
+
+        func backingPixelSize(boundsPixels: (width: Int, height: Int), forceUpscaling: Bool) -> (width: Int, height: Int) {
+            geometry.backingPixelSize(boundsPixels: boundsPixels, sourcePixels: sourcePixels, scale: scale,
+                                      forceUpscaling: forceUpscaling)
+        }
+
+        /// Draws the image at its place, clipped to the bounds.
+        func draw(in context: GraphicsContext, size: CGSize) {
+            context.withSavedState {
+                context.clip(to: CGRect(origin: .zero, size: size))
+                context.draw(bitmap, in: geometry.imageRect, contentMode: .scaleToFill)
+            }
+        }
+    }
+
+    /// Reads the source: its size, its placement, then (for a file) the decode to fit.
+    private static func prepare(_ p: Parameters, size: CGSize, scale: CGFloat,
+                                isCancelled: () -> Bool) -> Preparation {
+        guard let source = p.source else { return .none }
+        switch source {
+        case .bitmap(let bitmap):
+            guard bitmap.width > 0, bitmap.height > 0 else { return .none }
+            let sourcePixels = CGSize(width: bitmap.width, height: bitmap.height)
+            guard let geometry = ImageGeometry(imageSize: bitmap.size, boundsSize: size, contentMode: p.contentMode,
+                                               cropRect: p.cropRect, scale: scale)
+            else { return .none }
+            return .image(PreparedImage(bitmap: bitmap, sourcePixels: sourcePixels, geometry: geometry, scale: scale))
+        case .file(let path):
+            let header: ImageHeader
+            do throws(ImageError) {
+                header = try ImageHeader.read(contentsOf: path)
+            } catch {
+                return .failure(error)
+            }
+            guard !isCancelled() else { return .cancelled }
+            let sourcePixels = CGSize(width: header.width, height: header.height)
+            // A file is one pixel per point.
+            guard let geometry = ImageGeometry(imageSize: sourcePixels, boundsSize: size, contentMode: p.contentMode,
+                                               cropRect: p.cropRect, scale: scale)
+            else { return .none }
+            let target = geometry.decodeTarget(boundsSize: size, scale: scale)
+            p.decodeObserver?(path, target)
+            let bitmap: Bitmap
+            do throws(ImageError) {
+                bitmap = try p.cache.bitmap(contentsOf: path, fitting: target)
+            } catch {
+                return .failure(error)
+            }
+            guard !isCancelled() else { return .cancelled }
+            return .image(PreparedImage(bitmap: bitmap, sourcePixels: sourcePixels, geometry: geometry, scale: scale))
+        }
+    }
+
+    // MARK: The error state
+
+    /// The error state's fill, a neutral grey.
+    public static let errorFillColor = Color(white: 0.85)
+    /// The error message's colour.
+    public static let errorTextColor = Color(white: 0.3)
+
+    /// Fills the bounds grey and writes the error's description in them, centred, wrapped to the
+    /// width less 4 pt a side, as many lines as fit (the last one truncated). Any thread that owns
+    /// `context`.
+    static func drawErrorState(_ error: ImageError, in context: GraphicsContext, size: CGSize, fonts: FontRegistry) {
+        let bounds = CGRect(origin: .zero, size: size)
+        context.fill(bounds, with: errorFillColor)
+        let inset: CGFloat = 4
+        let width = size.width - 2 * inset, height = size.height - 2 * inset
+        guard width > 0, height > 0 else { return }
+        let font = TextLayout.defaultFont.withSize(min(12, max(6, size.height / 3)))
+        let text = AttributedString(error.description, font: font, color: errorTextColor,
+                                    paragraphStyle: ParagraphStyle(alignment: .center, lineBreakMode: .truncatingTail))
+        do throws(FontError) {
+            var layout = try TextLayout.make(text, width: width, scale: context.scale, fonts: fonts)
+            let fitting = layout.lines.prefix { $0.frame.maxY <= height + 1e-6 }.count
+            if fitting < layout.lineCount {
+                layout = try TextLayout.make(text, width: width, maximumNumberOfLines: max(1, fitting),
+                                             scale: context.scale, fonts: fonts)
+            }
+            let top = ((size.height - layout.size.height) / 2 * context.scale).rounded(.down) / context.scale
+            context.withSavedState {
+                context.clip(to: bounds)
+                layout.draw(in: context, at: CGPoint(x: inset, y: max(0, top)))
+            }
+        } catch {
+            // Without the font the grey box alone marks the failure.
+        }
+    }
+}
+
+/// Where an image lands in a node's bounds, and what that asks of the decoding and the bitmap.
+/// Pure arithmetic, any thread.
+struct ImageGeometry: Equatable {
+    /// The whole image's rect in the bounds, in points (it may overflow them; drawing clips).
+    let imageRect: CGRect
+
+    /// Places an image of `imageSize` points in bounds of `boundsSize` (see `ImageNode` for the
+    /// rules); nil when nothing would show. Images drawn at their own size (`.center`, the edge
+    /// modes) sit on whole pixels at `scale`.
+    init?(imageSize: CGSize, boundsSize: CGSize, contentMode: ContentMode, cropRect: CGRect, scale: CGFloat) {
+        guard imageSize.width > 0, imageSize.height > 0, boundsSize.width > 0, boundsSize.height > 0,
+              imageSize.width.isFinite, imageSize.height.isFinite, boundsSize.width.isFinite, boundsSize.height.isFinite
+        else { return nil }
+        let bounds = CGRect(origin: .zero, size: boundsSize)
+        let crop = Self.usableCrop(cropRect)
+        switch (crop, contentMode) {
+        case (.some(let crop), .aspectFill), (.some(let crop), .aspectFit), (.some(let crop), .center):
+            // Texture: the crop's part of the image is stretched to the bounds.
+            let whole = CGSize(width: boundsSize.width / crop.width, height: boundsSize.height / crop.height)
+            imageRect = CGRect(x: -crop.minX * whole.width, y: -crop.minY * whole.height,
+                               width: whole.width, height: whole.height)
+        default:
+            let origin = cropRect.origin
+            let alignment = CGPoint(x: origin.x.isFinite ? origin.x : 0.5, y: origin.y.isFinite ? origin.y : 0.5)
+            var rect = contentMode.frame(forContentSize: imageSize, in: bounds, alignment: alignment)
+            switch contentMode {
+            case .scaleToFill, .aspectFit, .aspectFill:
+                break
+            default:
+                let s = scale > 0 && scale.isFinite ? scale : 1
+                rect.origin = CGPoint(x: (rect.minX * s).rounded(.down) / s, y: (rect.minY * s).rounded(.down) / s)
+            }
+            imageRect = rect
+        }
+        guard imageRect.width > 0, imageRect.height > 0, imageRect.intersects(bounds) else { return nil }
+    }
+
+    /// A non-empty crop within the unit square, or nil for an empty one (or one outside it).
+    private static func usableCrop(_ cropRect: CGRect) -> CGRect? {
+        let crop = cropRect.standardized
+        guard crop.width > 0, crop.height > 0, crop.width.isFinite, crop.height.isFinite else { return nil }
+        let unit = crop.intersection(CGRect(x: 0, y: 0, width: 1, height: 1))
+        guard !unit.isNull, unit.width > 0, unit.height > 0 else { return nil }
+        return unit
+    }
+
+    /// The pixel size a file is decoded to cover (`ImageDecoder`'s fitting, aspect kept, never
+    /// above the file's size): the pixels the whole image is drawn across. An aspect-filled image
+    /// that overflows asks for the bounds' pixels, which the decoder turns into the same size
+    /// (it covers them), so the request is never bigger than the bounds.
+    func decodeTarget(boundsSize: CGSize, scale: CGFloat) -> CGSize {
+        let drawn = CGSize(width: imageRect.width * scale, height: imageRect.height * scale)
+        let bounds = CGSize(width: boundsSize.width * scale, height: boundsSize.height * scale)
+        // Covering the bounds gives the image's scale when one side fits them exactly and the
+        // other overflows (aspect fill without a crop).
+        let fitsOneSide = abs(drawn.width - bounds.width) < 1e-6 || abs(drawn.height - bounds.height) < 1e-6
+        if fitsOneSide && drawn.width >= bounds.width - 1e-6 && drawn.height >= bounds.height - 1e-6 {
+            return bounds
+        }
+        return drawn
+    }
+
+    /// The source's pixels over the screen pixels the image is drawn across, the larger of the
+    /// two axes (see `ImageNode.imageScaleFactor`).
+    func scaleFactor(sourcePixels: CGSize, scale: CGFloat) -> CGFloat {
+        max(sourcePixels.width / (imageRect.width * scale), sourcePixels.height / (imageRect.height * scale))
+    }
+
+    /// The bitmap's pixel size: the bounds' pixels, or without `forceUpscaling` fewer along an
+    /// axis where the image would be enlarged, by that enlargement (rounded, at least 1).
+    func backingPixelSize(boundsPixels: (width: Int, height: Int), sourcePixels: CGSize, scale: CGFloat,
+                          forceUpscaling: Bool) -> (width: Int, height: Int) {
+        guard !forceUpscaling else { return boundsPixels }
+        let upX = imageRect.width * scale / sourcePixels.width
+        let upY = imageRect.height * scale / sourcePixels.height
+        func reduced(_ pixels: Int, _ up: CGFloat) -> Int {
+            guard up > 1 + 1e-9, up.isFinite else { return pixels }
+            return max(1, min(pixels, Int((CGFloat(pixels) / up).rounded())))
+        }
+        return (reduced(boundsPixels.width, upX), reduced(boundsPixels.height, upY))
+    }
+}

@@ -1,0 +1,574 @@
+import Foundation
+import Synchronization
+import XCTest
+@testable import Canopy
+
+/// Records, from any thread, what an image node's worker did.
+private final class Recorder<Value: Sendable>: Sendable {
+    private let values = Mutex<[Value]>([])
+    func add(_ value: Value) { values.withLock { $0.append(value) } }
+    var all: [Value] { values.withLock { $0 } }
+}
+
+final class ImageNodeTests: XCTestCase {
+    private static let red = Color(red: 1, green: 0, blue: 0)
+    private static let blue = Color(red: 0, green: 0, blue: 1)
+    private static let green = Color(red: 0, green: 1, blue: 0)
+
+    /// The Lato faces of Resources/fonts, for the error message.
+    private static let fonts: FontRegistry = {
+        let registry = FontRegistry()
+        let directory = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Resources/fonts").path
+        registry.registerFonts(inDirectory: directory)
+        return registry
+    }()
+
+    private var scratch: URL!
+
+    override func setUpWithError() throws {
+        try MainActor.assumeIsolated { try GraphicsLibrary.initialize() }
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ImageNodeTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        MainActor.assumeIsolated { DisplayScheduler.shared.uninstall() }
+        DisplayScheduler.shared.scale = 1
+        if let scratch { try? FileManager.default.removeItem(at: scratch) }
+    }
+
+    // MARK: Helpers
+
+    /// A bitmap whose left half (x < width / 2) is red and right half blue.
+    private static func halves(width: Int, height: Int, scale: CGFloat = 1) -> Bitmap {
+        var pixels = [UInt8](repeating: 255, count: width * height * 4)
+        for y in 0..<height {
+            for x in 0..<width {
+                let i = (y * width + x) * 4
+                let left = x < width / 2
+                pixels[i] = left ? 255 : 0
+                pixels[i + 1] = 0
+                pixels[i + 2] = left ? 0 : 255
+            }
+        }
+        return Bitmap(width: width, height: height, scale: scale, pixels: pixels)
+    }
+
+    /// A run loop with the shared scheduler installed at `scale`.
+    @MainActor
+    private static func makeLoop(scale: CGFloat = 1) -> (Canopy.RunLoop, TransactionGroup) {
+        let loop = Canopy.RunLoop()
+        let group = TransactionGroup(runLoop: loop)
+        DisplayScheduler.shared.install(on: loop, group: group, scale: scale)
+        return (loop, group)
+    }
+
+    /// Turns until `done()` (a hang guard of 30 s, not a timing check).
+    @MainActor
+    private static func turn(_ loop: Canopy.RunLoop, until done: () -> Bool) {
+        let start = MonotonicClock.now()
+        while !done() && MonotonicClock.now() - start < 30 {
+            loop.runTurn()
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        XCTAssertTrue(done(), "the display never landed")
+    }
+
+    /// Loads `node` at `size` and turns until its contents land; returns them.
+    @MainActor
+    private static func display(_ node: ImageNode, size: CGSize, scale: CGFloat = 1) -> Bitmap? {
+        let (loop, _) = makeLoop(scale: scale)
+        node.frame = CGRect(origin: .zero, size: size)
+        let layer = node.layer
+        turn(loop) { layer.contents != nil }
+        return layer.contents
+    }
+
+    private static func rgba(_ bitmap: Bitmap?, _ x: Int, _ y: Int) -> [UInt8] {
+        guard let bitmap else { return [] }
+        let p = bitmap.pixel(x: x, y: y)
+        return [p.r, p.g, p.b, p.a]
+    }
+
+    private static let redPixel: [UInt8] = [255, 0, 0, 255]
+    private static let bluePixel: [UInt8] = [0, 0, 255, 255]
+    private static let clearPixel: [UInt8] = [0, 0, 0, 0]
+
+    private func writePNG(_ bitmap: Bitmap, named name: String) throws -> String {
+        let path = scratch.appendingPathComponent(name).path
+        try bitmap.writePNG(to: path)
+        return path
+    }
+
+    // MARK: Layout
+
+    func testABitmapSizesALeafToItsSizeInPointsAndANewSizeInvalidatesLayout() {
+        let node = ImageNode()
+        node.image = Self.halves(width: 40, height: 20, scale: 2)
+        XCTAssertEqual(node.layoutThatFits(.unconstrained).size, CGSize(width: 20, height: 10))
+        node.image = Self.halves(width: 60, height: 30, scale: 1)
+        XCTAssertEqual(node.layoutThatFits(.unconstrained).size, CGSize(width: 60, height: 30),
+                       "a new image size is measured again, not answered from the cache")
+        node.imagePath = "/nowhere.png"
+        XCTAssertEqual(node.layoutThatFits(.unconstrained).size, .zero, "a file has no size in layout")
+        XCTAssertNil(node.image)
+        XCTAssertEqual(node.imageURL, URL(fileURLWithPath: "/nowhere.png"))
+    }
+
+    func testConfiguringANodeNeverLaidOutInvalidatesNoLayouts() {
+        let node = ImageNode()
+        let generation = LayoutCache.generation
+        node.image = Self.halves(width: 4, height: 4)
+        node.image = Self.halves(width: 8, height: 4)
+        XCTAssertEqual(LayoutCache.generation, generation)
+        _ = node.layoutThatFits(.unconstrained)
+        node.image = Self.halves(width: 8, height: 8)
+        XCTAssertGreaterThan(LayoutCache.generation, generation, "a measured node's new size invalidates")
+    }
+
+    // MARK: Content modes
+
+    func testEachContentModePlacesTheImage() {
+        MainActor.assumeIsolated {
+            let wide = Self.halves(width: 40, height: 20)      // red | blue
+            let small = Self.halves(width: 10, height: 6)
+            struct Case {
+                let mode: ContentMode
+                let image: Bitmap
+                let crop: CGRect
+                let expected: [(x: Int, y: Int, rgba: [UInt8])]
+            }
+            let centredCrop = ImageNode.defaultCropRect
+            let cases: [Case] = [
+                // 40 x 20 filling 20 x 20: drawn 40 x 20 from x = -10, its middle showing.
+                Case(mode: .aspectFill, image: wide, crop: centredCrop,
+                     expected: [(2, 10, Self.redPixel), (17, 10, Self.bluePixel)]),
+                // The crop's origin keeps the left edge, or the right one.
+                Case(mode: .aspectFill, image: wide, crop: CGRect(x: 0, y: 0.5, width: 0, height: 0),
+                     expected: [(2, 10, Self.redPixel), (17, 10, Self.redPixel)]),
+                Case(mode: .aspectFill, image: wide, crop: CGRect(x: 1, y: 0.5, width: 0, height: 0),
+                     expected: [(2, 10, Self.bluePixel), (17, 10, Self.bluePixel)]),
+                // A non-empty crop: the right half of the image, stretched to the bounds (Texture).
+                Case(mode: .aspectFill, image: wide, crop: CGRect(x: 0.5, y: 0, width: 0.5, height: 1),
+                     expected: [(2, 10, Self.bluePixel), (17, 10, Self.bluePixel), (10, 1, Self.bluePixel)]),
+                // Drawn 20 x 10 from y = 5: letterboxed.
+                Case(mode: .aspectFit, image: wide, crop: centredCrop,
+                     expected: [(5, 10, Self.redPixel), (15, 10, Self.bluePixel),
+                                (10, 2, Self.clearPixel), (10, 17, Self.clearPixel)]),
+                // Stretched to 20 x 20.
+                Case(mode: .scaleToFill, image: wide, crop: centredCrop,
+                     expected: [(5, 1, Self.redPixel), (15, 18, Self.bluePixel)]),
+                // 10 x 6 at its own size, at (5, 7).
+                Case(mode: .center, image: small, crop: centredCrop,
+                     expected: [(7, 10, Self.redPixel), (12, 10, Self.bluePixel),
+                                (10, 5, Self.clearPixel), (3, 10, Self.clearPixel), (10, 14, Self.clearPixel)]),
+                Case(mode: .topLeft, image: small, crop: centredCrop,
+                     expected: [(1, 1, Self.redPixel), (8, 4, Self.bluePixel), (12, 2, Self.clearPixel),
+                                (2, 8, Self.clearPixel)]),
+                Case(mode: .bottomRight, image: small, crop: centredCrop,
+                     expected: [(11, 15, Self.redPixel), (18, 19, Self.bluePixel), (8, 17, Self.clearPixel),
+                                (15, 12, Self.clearPixel)]),
+                Case(mode: .top, image: small, crop: centredCrop,
+                     expected: [(6, 0, Self.redPixel), (13, 5, Self.bluePixel), (10, 7, Self.clearPixel)]),
+                Case(mode: .right, image: small, crop: centredCrop,
+                     expected: [(11, 7, Self.redPixel), (19, 12, Self.bluePixel), (5, 10, Self.clearPixel)]),
+            ]
+            for item in cases {
+                let node = ImageNode()
+                node.image = item.image
+                node.contentMode = item.mode
+                node.cropRect = item.crop
+                let contents = Self.display(node, size: CGSize(width: 20, height: 20))
+                XCTAssertEqual(contents?.width, 20, "\(item.mode)")
+                XCTAssertEqual(contents?.height, 20, "\(item.mode)")
+                for point in item.expected {
+                    XCTAssertEqual(Self.rgba(contents, point.x, point.y), point.rgba,
+                                   "\(item.mode), crop \(item.crop), pixel (\(point.x), \(point.y))")
+                }
+                DisplayScheduler.shared.uninstall()
+            }
+        }
+    }
+
+    func testTheDefaultsAreTextures() {
+        let node = ImageNode()
+        XCTAssertEqual(node.contentMode, .aspectFill)
+        XCTAssertEqual(node.cropRect, CGRect(x: 0.5, y: 0.5, width: 0, height: 0))
+        XCTAssertFalse(node.forceUpscaling)
+        XCTAssertNil(node.imageModificationBlock)
+        XCTAssertTrue(node.drawsContents)
+    }
+
+    func testAChangedContentModeRedisplays() {
+        MainActor.assumeIsolated {
+            let (loop, _) = Self.makeLoop()
+            let node = ImageNode()
+            node.image = Self.halves(width: 40, height: 20)
+            node.cropRect = CGRect(x: 0, y: 0.5, width: 0, height: 0)
+            node.frame = CGRect(x: 0, y: 0, width: 20, height: 20)
+            let layer = node.layer
+            Self.turn(loop) { layer.contents != nil }
+            XCTAssertEqual(Self.rgba(layer.contents, 17, 10), Self.redPixel)
+            node.contentMode = .aspectFit
+            Self.turn(loop) { Self.rgba(layer.contents, 17, 10) == Self.bluePixel }
+            XCTAssertEqual(Self.rgba(layer.contents, 10, 2), Self.clearPixel)
+        }
+    }
+
+    // MARK: Pixel sizes
+
+    func testWithoutForceUpscalingASmallImageGetsASmallerBitmap() {
+        MainActor.assumeIsolated {
+            // 10 x 10 aspect-filling 40 x 40 points at scale 2: enlarged 8 times on screen.
+            let node = ImageNode()
+            node.image = Self.halves(width: 10, height: 10)
+            let contents = Self.display(node, size: CGSize(width: 40, height: 40), scale: 2)
+            XCTAssertEqual(contents?.width, 10, "no image pixel is drawn bigger than one bitmap pixel")
+            XCTAssertEqual(contents?.height, 10)
+            XCTAssertEqual(Self.rgba(contents, 0, 0), Self.redPixel)
+            XCTAssertEqual(Self.rgba(contents, 9, 9), Self.bluePixel)
+            DisplayScheduler.shared.uninstall()
+
+            let forced = ImageNode()
+            forced.image = Self.halves(width: 10, height: 10)
+            forced.forceUpscaling = true
+            let full = Self.display(forced, size: CGSize(width: 40, height: 40), scale: 2)
+            XCTAssertEqual(full?.width, 80, "forceUpscaling draws at the bounds' pixel size")
+            XCTAssertEqual(full?.height, 80)
+            DisplayScheduler.shared.uninstall()
+
+            // Stretched 4 times across and not at all down: only the width shrinks.
+            let tall = ImageNode()
+            tall.image = Self.halves(width: 10, height: 40)
+            tall.contentMode = .scaleToFill
+            let stretched = Self.display(tall, size: CGSize(width: 40, height: 40))
+            XCTAssertEqual(stretched?.width, 10)
+            XCTAssertEqual(stretched?.height, 40)
+            DisplayScheduler.shared.uninstall()
+
+            // An image with pixels to spare fills the bounds' pixels.
+            let big = ImageNode()
+            big.image = Self.halves(width: 400, height: 200)
+            let large = Self.display(big, size: CGSize(width: 30, height: 20), scale: 2)
+            XCTAssertEqual(large?.width, 60)
+            XCTAssertEqual(large?.height, 40)
+        }
+    }
+
+    func testAFileIsDecodedOffTheMainThreadToThePixelsItCovers() throws {
+        let path = try writePNG(Self.halves(width: 400, height: 200), named: "wide.png")
+        try MainActor.assumeIsolated {
+            for (mode, fitting, decoded) in [
+                // 50 x 50 points at scale 2 = 100 x 100 pixels.
+                (ContentMode.aspectFill, CGSize(width: 100, height: 100), (200, 100)),
+                (.aspectFit, CGSize(width: 100, height: 50), (100, 50)),
+                (.scaleToFill, CGSize(width: 100, height: 100), (200, 100)),
+            ] {
+                let cache = ImageCache()
+                let decodes = Recorder<(path: String, fitting: CGSize?, onMain: Bool)>()
+                let node = ImageNode()
+                node.imageCache = cache
+                node.imagePath = path
+                node.contentMode = mode
+                node.decodeObserver = { path, fitting in decodes.add((path, fitting, Thread.isMainThread)) }
+                let contents = Self.display(node, size: CGSize(width: 50, height: 50), scale: 2)
+                XCTAssertEqual(contents?.width, 100, "\(mode)")
+                XCTAssertEqual(contents?.height, 100, "\(mode)")
+                XCTAssertEqual(decodes.all.map(\.onMain), [false], "\(mode): decoded once, on a worker")
+                XCTAssertEqual(decodes.all.first?.fitting, fitting, "\(mode)")
+                let keys = cache.keysByRecentUse
+                XCTAssertEqual(keys, [ImageCache.Key(path: path, fitting: fitting)], "\(mode)")
+                for key in keys {
+                    XCTAssertLessThanOrEqual(key.fitting?.width ?? .infinity, 100, "never more than the bounds' pixels")
+                    XCTAssertLessThanOrEqual(key.fitting?.height ?? .infinity, 100)
+                    let bitmap = try XCTUnwrap(cache.cachedBitmap(for: key))
+                    XCTAssertEqual(bitmap.width, decoded.0, "\(mode): decoded to cover what is drawn, no more")
+                    XCTAssertEqual(bitmap.height, decoded.1, "\(mode)")
+                }
+                XCTAssertNil(node.lastError)
+                DisplayScheduler.shared.uninstall()
+            }
+        }
+    }
+
+    func testAFileImageIsDrawnWithItsPixels() throws {
+        let path = try writePNG(Self.halves(width: 40, height: 20), named: "small.png")
+        MainActor.assumeIsolated {
+            let node = ImageNode()
+            node.imageCache = ImageCache()
+            node.imageURL = URL(fileURLWithPath: path)
+            node.contentMode = .aspectFit
+            let contents = Self.display(node, size: CGSize(width: 40, height: 40))
+            XCTAssertEqual(contents?.width, 40)
+            XCTAssertEqual(Self.rgba(contents, 5, 20), Self.redPixel)
+            XCTAssertEqual(Self.rgba(contents, 35, 20), Self.bluePixel)
+            XCTAssertEqual(Self.rgba(contents, 20, 5), Self.clearPixel)
+            XCTAssertEqual(node.imageScaleFactor, 1)
+        }
+    }
+
+    // MARK: The modification block
+
+    func testTheModificationBlockRunsOnTheWorkerOnTheDrawnBitmap() {
+        MainActor.assumeIsolated {
+            let calls = Recorder<(width: Int, height: Int, cancelled: Bool, onMain: Bool)>()
+            let node = ImageNode()
+            node.image = Self.halves(width: 10, height: 10)
+            node.imageModificationBlock = { bitmap, isCancelled in
+                calls.add((bitmap.width, bitmap.height, isCancelled(), Thread.isMainThread))
+                return Bitmap(width: bitmap.width, height: bitmap.height, fill: Self.green)
+            }
+            let contents = Self.display(node, size: CGSize(width: 20, height: 20))
+            XCTAssertEqual(calls.all.count, 1)
+            XCTAssertEqual(calls.all.first?.width, 10, "it gets the bitmap as drawn (here at the image's pixels)")
+            XCTAssertEqual(calls.all.first?.cancelled, false)
+            XCTAssertEqual(calls.all.first?.onMain, false)
+            XCTAssertEqual(Self.rgba(contents, 5, 5), [0, 255, 0, 255], "its result is what is shown")
+        }
+    }
+
+    func testACancelledDisplayNeverSetsContents() {
+        MainActor.assumeIsolated {
+            let (loop, group) = Self.makeLoop()
+            let started = DispatchSemaphore(value: 0), gate = DispatchSemaphore(value: 0)
+            let sawCancelled = Recorder<Bool>()
+            let node = ImageNode()
+            node.image = Self.halves(width: 10, height: 10)
+            node.imageModificationBlock = { bitmap, isCancelled in
+                started.signal()
+                _ = gate.wait(timeout: .now() + 30)
+                sawCancelled.add(isCancelled())
+                return bitmap
+            }
+            node.frame = CGRect(x: 0, y: 0, width: 10, height: 10)
+            let layer = node.layer
+            loop.runTurn()
+            XCTAssertEqual(started.wait(timeout: .now() + 30), .success)
+            node.cancelDisplay()
+            gate.signal()
+            Self.turn(loop) { group.pendingCount == 0 }
+            for _ in 0..<3 { loop.runTurn() }
+            XCTAssertEqual(sawCancelled.all, [true], "the block saw its display cancelled")
+            XCTAssertNil(layer.contents, "a cancelled display sets no contents")
+            XCTAssertNil(node.imageScaleFactor)
+
+            // The next display lands.
+            node.imageModificationBlock = { bitmap, _ in bitmap }
+            Self.turn(loop) { layer.contents != nil }
+            XCTAssertEqual(node.imageScaleFactor, 1)
+        }
+    }
+
+    func testADisplayCancelledAfterTheBlockReturnsNothing() {
+        // The class-level display itself: a cancellation seen after the block gives no bitmap.
+        MainActor.assumeIsolated {
+            let node = ImageNode()
+            node.image = Self.halves(width: 10, height: 10)
+            let cancelled = Atomic<Bool>(false)
+            node.imageModificationBlock = { bitmap, _ in
+                cancelled.store(true, ordering: .relaxed)
+                return bitmap
+            }
+            node.frame = CGRect(x: 0, y: 0, width: 10, height: 10)
+            let parameters = node.drawParameters()
+            let result = ImageNode.display(parameters: parameters, size: CGSize(width: 10, height: 10), scale: 1,
+                                           isCancelled: { cancelled.load(ordering: .relaxed) })
+            XCTAssertNil(result)
+            cancelled.store(false, ordering: .relaxed)
+            XCTAssertNotNil(ImageNode.display(parameters: node.drawParameters(), size: CGSize(width: 10, height: 10),
+                                              scale: 1, isCancelled: { false }))
+        }
+    }
+
+    // MARK: Errors
+
+    func testAMissingFileDrawsItsReasonAndSetsLastError() {
+        let path = scratch.appendingPathComponent("missing.png").path
+        MainActor.assumeIsolated {
+            let node = ImageNode()
+            node.fonts = Self.fonts
+            node.imageCache = ImageCache()
+            node.imagePath = path
+            XCTAssertNil(node.lastError, "nothing is known before a display")
+            let contents = Self.display(node, size: CGSize(width: 120, height: 60))
+            XCTAssertEqual(node.lastError, .fileMissing(path: path))
+            XCTAssertNil(node.imageScaleFactor)
+            guard let contents else { return XCTFail("no error state drawn") }
+            XCTAssertEqual(contents.width, 120)
+            XCTAssertEqual(contents.height, 60)
+            XCTAssertEqual(Self.rgba(contents, 1, 1), [217, 217, 217, 255], "a neutral grey box")
+            var ink = 0
+            for y in 0..<contents.height {
+                for x in 0..<contents.width where contents.pixel(x: x, y: y).r < 160 { ink += 1 }
+            }
+            XCTAssertGreaterThan(ink, 50, "the reason is written in the box")
+        }
+    }
+
+    func testACorruptFileSetsLastErrorAndAFixedOneClearsIt() throws {
+        let path = scratch.appendingPathComponent("corrupt.png").path
+        var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]   // PNG signature
+        bytes += [0, 0, 0, 13] + Array("IHDR".utf8) + [0, 0, 0, 16, 0, 0, 0, 16, 8, 6, 0, 0, 0, 0, 0, 0, 0]
+        bytes += (0..<200).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let good = try writePNG(Self.halves(width: 20, height: 20), named: "good.png")
+        MainActor.assumeIsolated {
+            let (loop, _) = Self.makeLoop()
+            let node = ImageNode()
+            node.fonts = Self.fonts
+            node.imageCache = ImageCache()
+            node.imagePath = path
+            node.frame = CGRect(x: 0, y: 0, width: 80, height: 40)
+            let layer = node.layer
+            Self.turn(loop) { layer.contents != nil }
+            let error = node.lastError
+            XCTAssertNotNil(error, "a corrupt file is an ImageError")
+            XCTAssertFalse(error?.description.isEmpty ?? true)
+            XCTAssertTrue(error?.description.hasPrefix("corrupt.png") ?? false, error?.description ?? "")
+            XCTAssertEqual(Self.rgba(layer.contents, 0, 0), [217, 217, 217, 255])
+
+            node.imagePath = good
+            Self.turn(loop) { node.lastError == nil }
+            XCTAssertEqual(Self.rgba(layer.contents, 0, 0), Self.redPixel)
+            XCTAssertEqual(node.imageScaleFactor, 0.25, "20 pixels drawn across 80")
+        }
+    }
+
+    // MARK: The scale factor
+
+    func testTheScaleFactorIsTheSourcesPixelsOverTheScreenPixelsTheyCover() {
+        MainActor.assumeIsolated {
+            // (image pixels, bitmap scale, mode, bounds, display scale, expected)
+            let cases: [(CGSize, CGFloat, ContentMode, CGSize, CGFloat, CGFloat)] = [
+                (CGSize(width: 40, height: 20), 1, .aspectFill, CGSize(width: 20, height: 20), 1, 1),
+                (CGSize(width: 40, height: 20), 1, .aspectFit, CGSize(width: 20, height: 20), 1, 2),
+                (CGSize(width: 40, height: 20), 1, .aspectFit, CGSize(width: 40, height: 40), 2, 0.5),
+                (CGSize(width: 400, height: 200), 1, .aspectFill, CGSize(width: 50, height: 50), 2, 2),
+                // Stretched: 4x too many pixels across, 2x too few down; the larger ratio.
+                (CGSize(width: 80, height: 10), 1, .scaleToFill, CGSize(width: 20, height: 20), 1, 4),
+                // Drawn at its own size: a 2x bitmap on a 2x screen is pixel for pixel...
+                (CGSize(width: 20, height: 20), 2, .center, CGSize(width: 30, height: 30), 2, 1),
+                // ...and a 1x bitmap there is enlarged twice.
+                (CGSize(width: 20, height: 20), 1, .center, CGSize(width: 30, height: 30), 2, 0.5),
+            ]
+            for (pixels, bitmapScale, mode, bounds, scale, expected) in cases {
+                let node = ImageNode()
+                node.image = Self.halves(width: Int(pixels.width), height: Int(pixels.height), scale: bitmapScale)
+                node.contentMode = mode
+                XCTAssertNil(node.imageScaleFactor, "nil before a display")
+                _ = Self.display(node, size: bounds, scale: scale)
+                XCTAssertEqual(node.imageScaleFactor ?? -1, expected, accuracy: 1e-9,
+                               "\(pixels) at \(bitmapScale)x, \(mode) in \(bounds) at \(scale)x")
+                DisplayScheduler.shared.uninstall()
+            }
+            // A non-empty crop: the crop's pixels over the bounds' pixels.
+            let node = ImageNode()
+            node.image = Self.halves(width: 40, height: 20)
+            node.cropRect = CGRect(x: 0.5, y: 0, width: 0.5, height: 1)
+            _ = Self.display(node, size: CGSize(width: 10, height: 10))
+            XCTAssertEqual(node.imageScaleFactor ?? -1, 2, accuracy: 1e-9)
+        }
+    }
+
+    func testNoImageMeansNoContentsAndNoFactor() {
+        MainActor.assumeIsolated {
+            let (loop, group) = Self.makeLoop()
+            let node = ImageNode()
+            node.frame = CGRect(x: 0, y: 0, width: 10, height: 10)
+            let layer = node.layer
+            for _ in 0..<3 { loop.runTurn() }
+            Self.turn(loop) { group.pendingCount == 0 }
+            XCTAssertNil(layer.contents)
+            XCTAssertNil(node.imageScaleFactor)
+            XCTAssertNil(node.lastError)
+        }
+    }
+
+    // MARK: Geometry
+
+    func testTheGeometryFollowsTexture() throws {
+        // Aspect fill of 400 x 200 in 100 x 100: 200 x 100, centred; the decode asks for the bounds.
+        let fill = try XCTUnwrap(ImageGeometry(imageSize: CGSize(width: 400, height: 200),
+                                               boundsSize: CGSize(width: 100, height: 100),
+                                               contentMode: .aspectFill, cropRect: ImageNode.defaultCropRect, scale: 1))
+        XCTAssertEqual(fill.imageRect, CGRect(x: -50, y: 0, width: 200, height: 100))
+        XCTAssertEqual(fill.decodeTarget(boundsSize: CGSize(width: 100, height: 100), scale: 1),
+                       CGSize(width: 100, height: 100))
+        XCTAssertEqual(fill.scaleFactor(sourcePixels: CGSize(width: 400, height: 200), scale: 1), 2)
+
+        // A crop of the middle quarter, stretched to the bounds: the whole image drawn 4 times as big.
+        let crop = try XCTUnwrap(ImageGeometry(imageSize: CGSize(width: 400, height: 200),
+                                               boundsSize: CGSize(width: 100, height: 100), contentMode: .aspectFit,
+                                               cropRect: CGRect(x: 0.25, y: 0.25, width: 0.5, height: 0.5), scale: 1))
+        XCTAssertEqual(crop.imageRect, CGRect(x: -50, y: -50, width: 200, height: 200))
+        // The decode covers the whole image's drawn size (the crop needs those pixels).
+        XCTAssertEqual(crop.decodeTarget(boundsSize: CGSize(width: 100, height: 100), scale: 1),
+                       CGSize(width: 200, height: 200))
+
+        // A crop with a non-supported mode is ignored (scaleToFill stretches the whole image).
+        let stretch = try XCTUnwrap(ImageGeometry(imageSize: CGSize(width: 400, height: 200),
+                                                  boundsSize: CGSize(width: 100, height: 100),
+                                                  contentMode: .scaleToFill,
+                                                  cropRect: CGRect(x: 0.25, y: 0.25, width: 0.5, height: 0.5), scale: 1))
+        XCTAssertEqual(stretch.imageRect, CGRect(x: 0, y: 0, width: 100, height: 100))
+
+        // Backing: a 10 x 10 image aspect-filling 100 x 50 pixels is enlarged 10x: 10 x 5 pixels suffice.
+        let small = try XCTUnwrap(ImageGeometry(imageSize: CGSize(width: 10, height: 10),
+                                                boundsSize: CGSize(width: 100, height: 50),
+                                                contentMode: .aspectFill, cropRect: ImageNode.defaultCropRect, scale: 1))
+        let backing = small.backingPixelSize(boundsPixels: (100, 50), sourcePixels: CGSize(width: 10, height: 10),
+                                             scale: 1, forceUpscaling: false)
+        XCTAssertEqual(backing.width, 10)
+        XCTAssertEqual(backing.height, 5)
+        let forced = small.backingPixelSize(boundsPixels: (100, 50), sourcePixels: CGSize(width: 10, height: 10),
+                                            scale: 1, forceUpscaling: true)
+        XCTAssertEqual(forced.width, 100)
+        XCTAssertEqual(forced.height, 50)
+
+        // Centred odd sizes land on whole pixels.
+        let centred = try XCTUnwrap(ImageGeometry(imageSize: CGSize(width: 5, height: 5),
+                                                  boundsSize: CGSize(width: 10, height: 10),
+                                                  contentMode: .center, cropRect: ImageNode.defaultCropRect, scale: 1))
+        XCTAssertEqual(centred.imageRect, CGRect(x: 2, y: 2, width: 5, height: 5))
+        XCTAssertNil(ImageGeometry(imageSize: .zero, boundsSize: CGSize(width: 10, height: 10), contentMode: .center,
+                                   cropRect: ImageNode.defaultCropRect, scale: 1))
+    }
+
+    // MARK: Threads and rasterizing
+
+    func testAnyThreadConfiguresANodeBeforeItLoads() {
+        let node = ImageNode()
+        let image = Self.halves(width: 8, height: 8)
+        DispatchQueue.global().sync {
+            node.image = image
+            node.contentMode = .aspectFit
+            node.cropRect = CGRect(x: 0, y: 0, width: 1, height: 1)
+            node.forceUpscaling = true
+            node.frame = CGRect(x: 0, y: 0, width: 8, height: 8)
+        }
+        XCTAssertTrue(node.image === image)
+        XCTAssertEqual(node.contentMode, .aspectFit)
+        XCTAssertEqual(node.cropRect, CGRect(x: 0, y: 0, width: 1, height: 1))
+        XCTAssertTrue(node.forceUpscaling)
+    }
+
+    func testAnImageNodeInsideARasterizedSubtreeDrawsIntoItsAncestor() {
+        MainActor.assumeIsolated {
+            let (loop, _) = Self.makeLoop()
+            let parent = DisplayNode()
+            parent.rasterizesSubtree = true
+            parent.frame = CGRect(x: 0, y: 0, width: 40, height: 20)
+            let node = ImageNode()
+            node.image = Self.halves(width: 20, height: 20)
+            node.frame = CGRect(x: 20, y: 0, width: 20, height: 20)
+            parent.addSubnode(node)
+            let layer = parent.layer
+            Self.turn(loop) { layer.contents != nil }
+            XCTAssertEqual(Self.rgba(layer.contents, 5, 10), Self.clearPixel)
+            XCTAssertEqual(Self.rgba(layer.contents, 25, 10), Self.redPixel)
+            XCTAssertEqual(Self.rgba(layer.contents, 35, 10), Self.bluePixel)
+        }
+    }
+}
