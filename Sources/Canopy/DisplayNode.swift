@@ -183,6 +183,24 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
     @MainActor
     open func hierarchyDisplayDidFinish() {}
 
+    // MARK: Hit testing override points; see also DisplayNode+HitTesting
+
+    /// Whether `point`, in the node's own coordinates, is in its tappable area: the bounds with
+    /// `hitTestSlop` applied (negative insets grow it, positive shrink it). Main thread.
+    /// Subclasses that take the pointer in a different shape override it.
+    @MainActor
+    open func point(inside point: CGPoint) -> Bool {
+        isInTappableArea(point)
+    }
+
+    /// The frontmost node of this subtree that takes the pointer at `point` (in the node's own
+    /// coordinates), or nil: see DisplayNode+HitTesting for the rules. Main thread. Subclasses
+    /// that refuse the pointer (a disabled control) override it and call super otherwise.
+    @MainActor
+    open func hitTest(_ point: CGPoint) -> DisplayNode? {
+        defaultHitTest(point)
+    }
+
     // MARK: Thread affinity
 
     private static let violationHandler = Mutex<@Sendable (_ message: String) -> Void>({ message in
