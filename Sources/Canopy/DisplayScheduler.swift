@@ -55,6 +55,10 @@ public final class DisplayScheduler: Sendable {
         state.withLock { state in state.group.map { ($0, state.scale) } }
     }
 
+    /// The run loop the scheduler is installed on, if any (main-thread work posted from other
+    /// threads goes there).
+    var runLoop: RunLoop? { state.withLock { $0.runLoop } }
+
     func priority(of node: DisplayNode) -> DisplayPriority {
         state.withLock { $0.priority }?(node) ?? .visible
     }

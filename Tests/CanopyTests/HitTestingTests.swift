@@ -165,6 +165,25 @@ final class HitTestingTests: XCTestCase {
         }
     }
 
+    func testAControlOverridesHitTestToRefuseThePointerWhenDisabled() {
+        MainActor.assumeIsolated {
+            let root = Self.node("root", CGRect(x: 0, y: 0, width: 100, height: 100))
+            let control = ControlNode()
+            control.frame = CGRect(x: 0, y: 0, width: 50, height: 50)
+            root.addSubnode(control)
+            let label = Self.node("label", CGRect(x: 0, y: 0, width: 20, height: 20), in: control)
+            XCTAssertFalse(control.isUserInteractionEnabled, "no action yet: no input, as in Texture")
+            XCTAssertTrue(root.hitTest(CGPoint(x: 10, y: 10)) === root)
+            control.addAction(for: .touchUpInside) { _, _ in }
+            XCTAssertTrue(control.isUserInteractionEnabled)
+            XCTAssertTrue(root.hitTest(CGPoint(x: 10, y: 10)) === label)
+            XCTAssertTrue(root.hitTest(CGPoint(x: 30, y: 30)) === control)
+            control.isEnabled = false
+            XCTAssertTrue(root.hitTest(CGPoint(x: 10, y: 10)) === root)
+            XCTAssertTrue(root.hitTest(CGPoint(x: 30, y: 30)) === root)
+        }
+    }
+
     // MARK: Coordinates
 
     func testConvertingPointsAndRectsBetweenNodes() {
