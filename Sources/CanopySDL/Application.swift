@@ -52,6 +52,15 @@ public final class Application {
     public var eventHandler: ((InputEvent, TimeInterval) -> Void)?
     public var showsFPS = true { didSet { runLoop.setNeedsFrame() } }
     public var showsHelp = false { didSet { runLoop.setNeedsFrame() } }
+    /// Draws the hit-test overlay of `overlayRootNode`'s controls over the layer tree, under the FPS
+    /// and help overlays (Texture's enableHitTestDebug; the app binds it to a key, H).
+    public var showsHitTestSlop = false { didSet { runLoop.setNeedsFrame() } }
+    /// The node tree the debug overlays inspect, placed where its layer is drawn.
+    public var overlayRootNode: DisplayNode? { didSet { runLoop.setNeedsFrame() } }
+    /// The pointer's shape; SDL's cursor changes only when this does. Headless: ignored.
+    public var cursor = Cursor.arrow {
+        didSet { if cursor != oldValue && !options.headless && !closed { systemCursors.show(cursor) } }
+    }
     public var helpEntries: [HelpEntry] = []
     /// Lines the app adds to the FPS overlay (its modes).
     public var statusLines: () -> [String] = { [] }
@@ -66,6 +75,7 @@ public final class Application {
     private let waiter: SDLEventWaiter
     private var textCache: TextCache
     private var fpsOverlay = FPSOverlay()
+    private let systemCursors = SystemCursors()
     private var captureRequested = false
     private var captured: Bitmap?
     private var fastPresents = 0
@@ -232,6 +242,9 @@ public final class Application {
         compositor.beginFrame(clearColor: clearColor)
         rootLayer.frame = CGRect(origin: .zero, size: size)
         compositor.draw(rootLayer)
+        if showsHitTestSlop, let root = overlayRootNode {
+            compositor.drawHitTestSlop(HitTestSlopOverlay.regions(in: root))
+        }
         let font = options.overlayFont
         if showsFPS {
             let memory = String(format: "textures %.1f MB · %@ · %@", Double(compositor.textureBytes) / 1_048_576,

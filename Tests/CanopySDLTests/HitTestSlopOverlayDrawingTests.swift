@@ -1,0 +1,70 @@
+import Canopy
+import CanopyGraphics
+import Foundation
+import XCTest
+@testable import CanopySDL
+
+/// The hit-test overlay drawn by a headless application over a node tree.
+final class HitTestSlopOverlayDrawingTests: XCTestCase {
+    private static func rgb(_ frame: Bitmap, _ x: Int, _ y: Int) -> (Int, Int, Int) {
+        let p = frame.pixel(x: x, y: y)
+        return (Int(p.r), Int(p.g), Int(p.b))
+    }
+
+    private static func assertColor(_ frame: Bitmap, _ x: Int, _ y: Int, _ expected: (Int, Int, Int),
+                                    file: StaticString = #filePath, line: UInt = #line) {
+        let c = rgb(frame, x, y)
+        let ok = abs(c.0 - expected.0) <= 3 && abs(c.1 - expected.1) <= 3 && abs(c.2 - expected.2) <= 3
+        XCTAssertTrue(ok, "pixel (\(x), \(y)) is \(c), expected \(expected)", file: file, line: line)
+    }
+
+    private static func control(_ frame: CGRect, in parent: DisplayNode, slop: EdgeInsets) -> ControlNode {
+        let control = ControlNode()
+        control.frame = frame
+        control.hitTestSlop = slop
+        control.addAction(for: .touchUpInside) { _, _ in }
+        parent.addSubnode(control)
+        return control
+    }
+
+    func testTheOverlayFillsTheRegionsOverTheLayerTree() throws {
+        try MainActor.assumeIsolated {
+            let app = try Application(options: .init(title: "test", size: CGSize(width: 300, height: 200),
+                                                     headless: true, renderDriver: "software"))
+            defer { app.close() }
+            app.showsFPS = false
+            app.clearColor = Color(white: 1)
+            let root = DisplayNode()
+            root.frame = CGRect(x: 0, y: 0, width: 300, height: 200)
+            // A clipping parent with slop cuts the control's left edge: orange at x 50.
+            let clipper = DisplayNode()
+            clipper.frame = CGRect(x: 50, y: 50, width: 100, height: 60)
+            clipper.clipsToBounds = true
+            clipper.hitTestSlop = EdgeInsets(all: -10)
+            root.addSubnode(clipper)
+            _ = Self.control(CGRect(x: -20, y: 10, width: 40, height: 20), in: clipper, slop: EdgeInsets(all: -5))
+            // A plain parent's own area cuts another's right edge: dark green at x 248..250.
+            let plain = DisplayNode()
+            plain.frame = CGRect(x: 200, y: 50, width: 50, height: 50)
+            root.addSubnode(plain)
+            _ = Self.control(CGRect(x: 30, y: 10, width: 40, height: 20), in: plain, slop: .zero)
+            app.rootLayer.setSublayers([root.layer])
+            app.overlayRootNode = root
+
+            var frame = try XCTUnwrap(app.captureFrame())
+            Self.assertColor(frame, 60, 70, (255, 255, 255))    // off: nothing drawn
+
+            app.showsHitTestSlop = true
+            app.cursor = .hand                                   // headless: ignored, harmless
+            frame = try XCTUnwrap(app.captureFrame())
+            Self.assertColor(frame, 60, 70, (153, 255, 153))    // green 0.4 over white
+            Self.assertColor(frame, 50, 70, (255, 153, 51))     // orange 0.8 band
+            Self.assertColor(frame, 51, 70, (255, 153, 51))
+            Self.assertColor(frame, 52, 70, (153, 255, 153))
+            Self.assertColor(frame, 45, 70, (255, 255, 255))    // clipped away: not shown
+            Self.assertColor(frame, 240, 70, (153, 255, 153))
+            Self.assertColor(frame, 249, 70, (98, 140, 112))    // dark green 0.7 band
+            Self.assertColor(frame, 251, 70, (255, 255, 255))
+        }
+    }
+}
