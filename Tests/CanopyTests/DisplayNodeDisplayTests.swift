@@ -112,7 +112,7 @@ final class DisplayNodeDisplayTests: XCTestCase {
 
     func testAReconfiguredNodesStaleDisplayNeverLands() {
         MainActor.assumeIsolated {
-            let (loop, _, _) = Self.makeLoop()
+            let (loop, group, _) = Self.makeLoop()
             let node = SolidNode()
             let gate = DispatchSemaphore(value: 0), started = DispatchSemaphore(value: 0)
             let red = Color(red: 1, green: 0, blue: 0, alpha: 1), blue = Color(red: 0, green: 0, blue: 1, alpha: 1)
@@ -126,7 +126,9 @@ final class DisplayNodeDisplayTests: XCTestCase {
             node.setNeedsDisplay()
             loop.runTurn()
             gate.signal()
-            Self.turn(loop) { layer.contents != nil }
+            // Until blue has landed and the cancelled red drawing has returned too (its
+            // transaction completed), so that red has logged and had its chance to land.
+            Self.turn(loop) { layer.contents != nil && group.pendingCount == 0 }
             for _ in 0..<5 { loop.runTurn() }
             XCTAssertEqual(Self.color(of: layer.contents), blue)
             XCTAssertEqual(node.displays.withLock { $0.count }, 1, "only the current display set contents")
