@@ -51,6 +51,14 @@ extension DisplayNode {
         DisplayScheduler.shared.schedule(self)
     }
 
+    /// Calls `body` with every node below this one, parents first.
+    func forEachDescendant(_ body: (DisplayNode) -> Void) {
+        for subnode in subnodes {
+            body(subnode)
+            subnode.forEachDescendant(body)
+        }
+    }
+
     /// The nearest ancestor that rasterizes its subtree, if any.
     var rasterizingAncestor: DisplayNode? {
         var node = supernode
@@ -112,6 +120,7 @@ extension DisplayNode {
         let parameters: (any Sendable)? = rasterizesSubtree ? RasterizedSubtree(capturing: self) : drawParameters()
         let nodeType: DisplayNode.Type = rasterizesSubtree ? RasterizingDrawer.self : type(of: self)
         willDisplay()
+        if rasterizesSubtree { forEachDescendant { $0.willDisplay() } }
         let isStale: @Sendable () -> Bool = { [weak self] in
             guard let self else { return true }
             return self.displaySentinel.load(ordering: .acquiring) != sentinel
@@ -120,6 +129,7 @@ extension DisplayNode {
             let hadContents = layer.contents != nil
             layer.contents = nodeType.display(parameters: parameters, size: size, scale: scale, isCancelled: isStale)
             didDisplay()
+            if rasterizesSubtree { forEachDescendant { $0.didDisplay() } }
             displayDidLand(hadContents: hadContents)
             return
         }
@@ -133,6 +143,9 @@ extension DisplayNode {
             let hadContents = layer.contents != nil
             layer.contents = bitmap
             self.didDisplay()
+            // The subnodes drew into this bitmap: their hooks run too (an ImageNode publishes its
+            // error and scale factor there).
+            if self.rasterizesSubtree { self.forEachDescendant { $0.didDisplay() } }
             self.displayDidLand(hadContents: hadContents)
         }
     }

@@ -387,7 +387,15 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
         subnode.state.withLock { $0.supernode = self }
         rasterizingAncestor?.setNeedsDisplay()
         if Thread.isMainThread {
-            MainActor.assumeIsolated { syncSublayers() }
+            MainActor.assumeIsolated {
+                syncSublayers()
+                // A cell that never shows placeholders is displayed before it can be seen: the
+                // main thread waits for its display (running on the workers) as it joins a loaded
+                // tree (Texture's neverShowPlaceholders).
+                if subnode.suppressesPlaceholders && isNodeLoaded && rasterizingAncestor == nil && !rasterizesSubtree {
+                    subnode.recursivelyEnsureDisplaySynchronously(true)
+                }
+            }
         }
     }
 

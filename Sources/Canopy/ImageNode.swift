@@ -203,15 +203,16 @@ open class ImageNode: DisplayNode, @unchecked Sendable {
     /// Any thread may read it.
     public var lastError: ImageError? { settings.withLock { $0.lastError } }
 
-    /// How many of the source image's pixels the last landed display put on each screen pixel:
-    /// the source's pixel size (a file's own size, before any decoding to fit; a `Bitmap`'s
-    /// pixel size) over the screen pixels the shown part of the image is drawn across (the rect
-    /// the content mode and crop give it at the display scale, before clipping to the bounds),
-    /// taking the larger of the horizontal and the vertical ratio. 1 is pixel for pixel; 2 means
-    /// the source has twice the pixels needed along an axis; 0.5 that it is enlarged twice.
+    /// How many of the drawn image's pixels the last landed display put on each screen pixel:
+    /// the pixel size of the image the node drew (a file as decoded, which the decoder fits to
+    /// the bounds, so it reads 1 unless the file is smaller than needed; a `Bitmap` as given)
+    /// over the screen pixels the image is drawn across (the rect the content mode and crop give
+    /// it at the display scale, before clipping to the bounds), taking the larger of the
+    /// horizontal and the vertical ratio. 1 is pixel for pixel; 2 means the image holds twice
+    /// the pixels needed along an axis (memory wasted); 0.5 that it is enlarged twice (blurry).
     /// Nil before a display lands, without an image, and on error. This is the figure of the
-    /// image-scaling debug overlay ("%.2fx", hidden at exactly 1). Set on the main thread when
-    /// the display lands; any thread may read it.
+    /// image-scaling debug overlay ("%.2fx", hidden where it reads 1.00x). Set on the main thread
+    /// when the display lands (also when a rasterizing ancestor's does); any thread may read it.
     public var imageScaleFactor: CGFloat? { settings.withLock { $0.imageScaleFactor } }
 
     // MARK: Layout
@@ -302,10 +303,14 @@ open class ImageNode: DisplayNode, @unchecked Sendable {
         guard size.width > 0, size.height > 0, !isCancelled() else { return }
         switch prepare(p, size: size, scale: context.scale, isCancelled: isCancelled) {
         case .none, .cancelled:
+            p.outcome.value = .init(error: nil, scaleFactor: nil)
             return
         case .failure(let error):
             drawErrorState(error, in: context, size: size, fonts: p.fonts)
+            p.outcome.value = .init(error: error, scaleFactor: nil)
         case .image(let prepared):
+            // What the rasterizing ancestor's landing publishes (it calls didDisplay on its subtree).
+            p.outcome.value = .init(error: nil, scaleFactor: prepared.scaleFactor)
             guard let modification = p.modification else {
                 prepared.draw(in: context, size: size)
                 return
@@ -363,7 +368,12 @@ open class ImageNode: DisplayNode, @unchecked Sendable {
         let geometry: ImageGeometry
         let scale: CGFloat
 
-        var scaleFactor: CGFloat { geometry.scaleFactor(sourcePixels: sourcePixels, scale: scale) }
+        /// The pixels of the image the node holds (the decoded bitmap) over the screen pixels it
+        /// is drawn across: a file decoded to fit reads 1, an image too big for its node above 1,
+        /// one stretched below 1.
+        var scaleFactor: CGFloat {
+            geometry.scaleFactor(sourcePixels: CGSize(width: bitmap.width, height: bitmap.height), scale: scale)
+        }
 
         func backingPixelSize(boundsPixels: (width: Int, height: Int), forceUpscaling: Bool) -> (width: Int, height: Int) {
             geometry.backingPixelSize(boundsPixels: boundsPixels, sourcePixels: sourcePixels, scale: scale,
@@ -516,8 +526,8 @@ struct ImageGeometry: Equatable {
         return drawn
     }
 
-    /// The source's pixels over the screen pixels the image is drawn across, the larger of the
-    /// two axes (see `ImageNode.imageScaleFactor`).
+    /// The image's pixels over the screen pixels it is drawn across, the larger of the two axes
+    /// (see `ImageNode.imageScaleFactor`).
     func scaleFactor(sourcePixels: CGSize, scale: CGFloat) -> CGFloat {
         max(sourcePixels.width / (imageRect.width * scale), sourcePixels.height / (imageRect.height * scale))
     }

@@ -57,6 +57,9 @@ public final class Application {
     public var showsHitTestSlop = false { didSet { runLoop.setNeedsFrame() } }
     /// The node tree the debug overlays inspect, placed where its layer is drawn.
     public var overlayRootNode: DisplayNode? { didSet { runLoop.setNeedsFrame() } }
+    /// Draws the image-scaling labels of `overlayRootNode`'s image nodes (Texture's image scaling
+    /// overlay: red "%.2fx", image pixels over drawn pixels, at each node's bottom right).
+    public var showsImageScaling = false { didSet { runLoop.setNeedsFrame() } }
     /// The pointer's shape; SDL's cursor changes only when this does. Headless: ignored.
     public var cursor = Cursor.arrow {
         didSet { if cursor != oldValue && !options.headless && !closed { systemCursors.show(cursor) } }
@@ -242,6 +245,10 @@ public final class Application {
         compositor.beginFrame(clearColor: clearColor)
         rootLayer.frame = CGRect(origin: .zero, size: size)
         compositor.draw(rootLayer)
+        if showsImageScaling, let root = overlayRootNode {
+            compositor.drawImageScalingLabels(ImageScalingOverlay.labels(in: root), text: textCache,
+                                              font: Font(family: options.overlayFont.family, size: 12, weight: .bold))
+        }
         if showsHitTestSlop, let root = overlayRootNode {
             compositor.drawHitTestSlop(HitTestSlopOverlay.regions(in: root))
         }

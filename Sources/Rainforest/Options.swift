@@ -29,7 +29,7 @@ enum OverlayName: String, CaseIterable, Sendable {
     case fps, hitslop, ranges, scaling
 
     /// Whether this build draws it yet.
-    var isAvailable: Bool { self == .fps }
+    var isAvailable: Bool { self != .ranges }
 
     static func parseList(_ text: String) throws -> [OverlayName] {
         try text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.map {

@@ -12,7 +12,10 @@ extension RunCommand {
         HelpEntry("Page Up, Page Down", "scroll a page"),
         HelpEntry("Space, Shift+Space", "page down, page up"),
         HelpEntry("Home, End", "to the first card, to the last"),
+        HelpEntry("Click ♥", "favourite a card (its tappable area reaches 16 pt around the heart)"),
         HelpEntry("F", "FPS overlay: frame rate and main-thread time graph"),
+        HelpEntry("H", "hit-test slop: where each control takes the pointer"),
+        HelpEntry("S", "image scaling: image pixels over drawn pixels, where they differ"),
         HelpEntry("F1, ?", "this help"),
         HelpEntry("Escape, Ctrl+Q", "quit"),
     ]
@@ -26,14 +29,20 @@ extension RunCommand {
             FileHandle.standardError.write(Data("rainforest: the \(overlay.rawValue) overlay is not built yet; ignored\n".utf8))
         }
         app.showsFPS = shown.contains(.fps)
+        app.showsHitTestSlop = shown.contains(.hitslop)
+        app.showsImageScaling = shown.contains(.scaling)
         app.helpEntries = Self.helpEntries
         let count = viewer.itemCount
         func updateTitle() {
             // ASCII only: SDL's X11 backend passes the title through the C library's locale.
             app.title = "Rainforest - \(count) cards" + (app.showsFPS ? " - FPS overlay" : "")
+                + (app.showsHitTestSlop ? " - hit-test slop" : "") + (app.showsImageScaling ? " - image scaling" : "")
         }
         updateTitle()
-        app.statusLines = { ["\(count.formatted()) cards · placeholders"] }
+        app.statusLines = {
+            ["\(count.formatted()) cards"] + (app.showsHitTestSlop ? ["hit-test slop (H)"] : [])
+                + (app.showsImageScaling ? ["image scaling (S)"] : [])
+        }
         app.eventHandler = { event, time in
             if case .text("?") = event {
                 app.showsHelp.toggle()
@@ -49,6 +58,14 @@ extension RunCommand {
                     return
                 case .character("f") where key.modifiers.isEmpty:
                     app.showsFPS.toggle()
+                    updateTitle()
+                    return
+                case .character("h") where key.modifiers.isEmpty:
+                    app.showsHitTestSlop.toggle()
+                    updateTitle()
+                    return
+                case .character("s") where key.modifiers.isEmpty:
+                    app.showsImageScaling.toggle()
                     updateTitle()
                     return
                 case .function(1):

@@ -12,7 +12,9 @@ extension ScreenshotCommand {
             FileHandle.standardError.write(Data("rainforest: the \(overlay.rawValue) overlay is not built yet; ignored\n".utf8))
         }
         app.showsFPS = overlays.contains(.fps)
-        app.statusLines = { ["\(viewer.itemCount.formatted()) cards · placeholders"] }
+        app.showsHitTestSlop = overlays.contains(.hitslop)
+        app.showsImageScaling = overlays.contains(.scaling)
+        app.statusLines = { ["\(viewer.itemCount.formatted()) cards"] }
         viewer.scroll(to: CGFloat(scroll))
 
         // Turn until every visible card is displayed, then capture one more frame. With the

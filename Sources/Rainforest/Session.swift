@@ -52,6 +52,6 @@ struct Session {
         } catch {
             throw UserFacingError(message: error.message, status: 1)
         }
-        viewer = Viewer(app: app, deck: content.deck)
+        viewer = Viewer(app: app, deck: content.deck, resources: content.resources)
     }
 }

@@ -4,15 +4,13 @@ import CanopySDL
 import Foundation
 
 /// The card collection on screen: the tutorial's column grid in a scrolling viewport, one
-/// layer per visible card, and the overlay scrollbar. Cards are placeholders (grey 0.85 with
-/// the animal's name) until the node layer draws their content.
+/// `CardCellNode` per visible card (drawn on the display workers, one texture each), the overlay
+/// scrollbar, and pointer input routed to the cards' controls.
+///
+/// Cards are made when they scroll into view and dropped when they leave (preloading ahead of
+/// the viewport is the range controller's work, still to come).
 @MainActor
 final class Viewer {
-    static let placeholderColor = Color(white: 0.85)
-    static let placeholderTextColor = Color(white: 0.35)
-    static let nameFont = Font(family: "Lato", size: 22, weight: .bold)
-    static let noteFont = Font(family: "Lato", size: 13, weight: .regular)
-
     let deck: CardDeck
     let heights: [CGFloat]
     let columnLayout = ColumnLayout()
@@ -20,32 +18,37 @@ final class Viewer {
     var scroll = ScrollController()
     /// When set, the scroll offset follows this script instead of input (the benchmark).
     var scriptedOffset: ((TimeInterval) -> CGFloat)?
+    /// The node every card is a subnode of (its frame is the content's size); the overlays and the
+    /// input router work on it.
+    let contentNode = DisplayNode()
+    let router: NodeInputRouter
 
     private let app: Application
-    private let fonts: FontRegistry
+    private let resources: Resources
     private let viewportLayer = Layer()
-    private let contentLayer = Layer()
     private let scrollbarLayer = Layer()
-    private var cardLayers: [Int: Layer] = [:]
-    private var textBitmaps: [String: Bitmap] = [:]
-    private var textScale: CGFloat = 0
+    private var cards: [Int: CardCellNode] = [:]
+    private var cardScale: CGFloat = 0
     /// Set by a resize: the grid is laid out again once, in the next layout phase, keeping
     /// this place (taken from the layout the reader saw).
     private var pendingRelayout: ColumnLayout.Anchor??
 
-    init(app: Application, deck: CardDeck, fonts: FontRegistry = .shared) {
+    init(app: Application, deck: CardDeck, resources: Resources) {
         self.app = app
         self.deck = deck
-        self.fonts = fonts
+        self.resources = resources
         heights = deck.heights
         layout = columnLayout.layout(heights: heights, width: app.size.width)
+        router = NodeInputRouter(rootNode: contentNode)
+        DisplayScheduler.shared.install(on: app.runLoop, scale: app.scale)
         viewportLayer.clipsToBounds = true
         viewportLayer.name = "viewport"
-        contentLayer.name = "content"
-        viewportLayer.addSublayer(contentLayer)
+        contentNode.name = "content"
+        viewportLayer.addSublayer(contentNode.layer)
         scrollbarLayer.name = "scrollbar"
         scrollbarLayer.backgroundColor = Color(white: 0.55)
         app.rootLayer.setSublayers([viewportLayer, scrollbarLayer])
+        app.overlayRootNode = contentNode
         applyGeometry()
         app.runLoop.addObserver(.layout) { [unowned self] turn in self.update(turn) }
     }
@@ -58,10 +61,14 @@ final class Viewer {
         layout.indices(intersecting: CGRect(x: 0, y: scroll.offset, width: app.size.width, height: app.size.height))
     }
 
-    /// Whether every visible card shows all it can show yet (its placeholder, for now).
+    /// The card node of a visible item.
+    func card(at index: Int) -> CardCellNode? { cards[index] }
+
+    /// Whether every visible card is on screen whole: displayed, uploaded, its placeholder gone.
     var isDisplayComplete: Bool {
         visibleIndices.allSatisfy { index in
-            cardLayers[index].map { $0.sublayers.first?.contents != nil && LayerAnimator.isPresented($0) } ?? false
+            guard let card = cards[index], let layer = card.layerIfLoaded else { return false }
+            return card.isSubtreeDisplayed && !card.isShowingPlaceholder && LayerAnimator.isPresented(layer)
         }
     }
 
@@ -77,6 +84,18 @@ final class Viewer {
         if case .resized = event {
             setNeedsRelayout()
             return true
+        }
+        switch event {
+        case .pointerMoved, .pointerDown, .pointerUp, .pointerExited:
+            // A press on a control belongs to it, not to drag-scrolling.
+            let routed = router.handle(event)
+            app.cursor = router.wantsHandCursor ? .hand : .arrow
+            if routed || router.trackedControl != nil {
+                app.runLoop.setNeedsFrame()
+                return true
+            }
+        default:
+            break
         }
         let used = scroll.handle(event, at: time)
         if used || scroll.needsFrames(at: time) { app.runLoop.setNeedsFrame() }
@@ -97,62 +116,37 @@ final class Viewer {
             scroll.step(to: turn.time)
         }
         if scroll.needsFrames(at: turn.time) { app.runLoop.setNeedsFrame() }
-        if textScale != app.scale {
-            textScale = app.scale
-            textBitmaps.removeAll()
-            for layer in cardLayers.values { layer.removeFromSuperlayer() }
-            cardLayers.removeAll()
+        if cardScale != app.scale {
+            // New pixel density: new cards (their icons and contents are drawn for it).
+            cardScale = app.scale
+            DisplayScheduler.shared.scale = app.scale
+            for card in cards.values { card.removeFromSupernode() }
+            cards.removeAll()
         }
-        contentLayer.boundsOrigin = CGPoint(x: 0, y: scroll.offset)
+        viewportLayer.boundsOrigin = CGPoint(x: 0, y: scroll.offset)
         let visible = visibleIndices
         let keep = Set(visible)
-        for (index, layer) in cardLayers where !keep.contains(index) {
-            layer.removeFromSuperlayer()
-            cardLayers[index] = nil
+        for (index, card) in cards where !keep.contains(index) {
+            card.removeFromSupernode()
+            cards[index] = nil
         }
-        var ordered: [Layer] = []
-        ordered.reserveCapacity(visible.count)
-        for index in visible {
-            let layer = cardLayers[index] ?? makeCardLayer(index)
-            cardLayers[index] = layer
-            ordered.append(layer)
+        for index in visible where cards[index] == nil {
+            let card = makeCard(index)
+            cards[index] = card
+            contentNode.addSubnode(card)
         }
-        contentLayer.setSublayers(ordered)
+        router.revalidate()
+        app.cursor = router.wantsHandCursor ? .hand : .arrow
         updateScrollbar(at: turn.time)
     }
 
-    private func makeCardLayer(_ index: Int) -> Layer {
-        let frame = layout.frames[index]
+    private func makeCard(_ index: Int) -> CardCellNode {
         let entry = deck.entry(at: index)
-        let card = Layer(frame: frame)
-        card.name = entry.card.name
-        card.backgroundColor = Self.placeholderColor
-        card.clipsToBounds = true
-        let label = Layer()
-        if let name = text(entry.card.name, font: Self.nameFont) {
-            let size = name.size
-            label.frame = CGRect(x: ((frame.width - size.width) / 2).rounded(), y: ((frame.height - size.height) / 2).rounded(),
-                                 width: size.width, height: size.height)
-            label.contents = name
-        }
-        card.addSublayer(label)
-        if case .failure(let error) = entry.imageSize, let note = text(error.description, font: Self.noteFont) {
-            let size = note.size
-            let noteLayer = Layer(frame: CGRect(x: max(8, ((frame.width - size.width) / 2).rounded()),
-                                                y: label.frame.maxY + 8, width: size.width, height: size.height))
-            noteLayer.contents = note
-            card.addSublayer(noteLayer)
-        }
+        let card = CardCellNode(index: index, entry: entry, imagePath: resources.imageURL(entry.card.image).path,
+                                scale: app.scale)
+        card.frame = layout.frames[index]
+        card.layoutAndApply(SizeRange(exactly: layout.frames[index].size))
         return card
-    }
-
-    /// A line of placeholder text, rendered once per string at the window's pixel density.
-    private func text(_ string: String, font: Font) -> Bitmap? {
-        let key = "\(font.size)|\(font.weight.rawValue)|\(string)"
-        if let hit = textBitmaps[key] { return hit }
-        let bitmap = try? fonts.renderLine(string, font: font, color: Self.placeholderTextColor, scale: app.scale)
-        textBitmaps[key] = bitmap
-        return bitmap
     }
 
     private func updateScrollbar(at time: TimeInterval) {
@@ -172,7 +166,7 @@ final class Viewer {
 
     private func applyGeometry() {
         viewportLayer.frame = CGRect(origin: .zero, size: app.size)
-        contentLayer.frame = CGRect(origin: .zero, size: CGSize(width: app.size.width, height: layout.contentHeight))
+        contentNode.frame = CGRect(origin: .zero, size: CGSize(width: app.size.width, height: layout.contentHeight))
         scroll.setGeometry(viewport: CGRect(origin: .zero, size: app.size), contentHeight: layout.contentHeight)
     }
 
@@ -188,8 +182,8 @@ final class Viewer {
 
     private func relayout(keeping anchor: ColumnLayout.Anchor?) {
         layout = columnLayout.layout(heights: heights, width: app.size.width)
-        for layer in cardLayers.values { layer.removeFromSuperlayer() }
-        cardLayers.removeAll()
+        for card in cards.values { card.removeFromSupernode() }
+        cards.removeAll()
         applyGeometry()
         if let anchor {
             scroll.physics.setOffset(layout.offset(keeping: anchor), at: MonotonicClock.now())

@@ -254,3 +254,51 @@ final class PlaceholderTests: XCTestCase {
         }
     }
 }
+
+extension PlaceholderTests {
+    func testACellThatNeverShowsPlaceholdersIsDisplayedAsItJoinsALoadedTree() {
+        MainActor.assumeIsolated {
+            _ = Self.makeLoop()
+            let parent = DisplayNode()
+            _ = parent.layer
+            let cell = CellNode()
+            cell.neverShowPlaceholders = true
+            cell.placeholderEnabled = true
+            cell.frame = CGRect(x: 0, y: 0, width: 8, height: 8)
+            let image = ImageNode()
+            image.image = Bitmap(width: 8, height: 8, fill: .white)
+            image.frame = cell.bounds
+            cell.addSubnode(image)
+            parent.addSubnode(cell)
+            // No turn ran: the display happened on the workers while the main thread waited.
+            XCTAssertNotNil(image.layer.contents)
+            XCTAssertFalse(cell.isShowingPlaceholder)
+            XCTAssertTrue(cell.isSubtreeDisplayed)
+        }
+    }
+
+    func testTheScalingOverlayLabelsImagesDrawnAtAnotherScaleInsideARasterizedCard() {
+        MainActor.assumeIsolated {
+            let loop = Self.makeLoop()
+            let card = DisplayNode()
+            card.rasterizesSubtree = true
+            card.frame = CGRect(x: 10, y: 20, width: 100, height: 100)
+            let big = ImageNode()       // 4 times the pixels its 50 x 50 pt need at scale 1
+            big.image = Bitmap(width: 200, height: 200, fill: .white)
+            big.frame = CGRect(x: 0, y: 0, width: 50, height: 50)
+            let exact = ImageNode()     // pixel for pixel: no label
+            exact.image = Bitmap(width: 50, height: 50, fill: .white)
+            exact.frame = CGRect(x: 50, y: 50, width: 50, height: 50)
+            card.addSubnode(big)
+            card.addSubnode(exact)
+            let layer = card.layer
+            Self.turn(loop, until: { layer.contents != nil }, "never displayed")
+            XCTAssertEqual(big.imageScaleFactor, 4, "published by the rasterizing card's landing")
+            XCTAssertEqual(exact.imageScaleFactor, 1)
+            let labels = ImageScalingOverlay.labels(in: card, origin: CGPoint(x: 0, y: 5))
+            XCTAssertEqual(labels.count, 1)
+            XCTAssertEqual(labels.first?.frame, CGRect(x: 10, y: 25, width: 50, height: 50))
+            XCTAssertEqual(labels.first?.text, "4.00x")
+        }
+    }
+}

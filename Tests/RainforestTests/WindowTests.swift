@@ -71,6 +71,10 @@ final class WindowTests: XCTestCase {
     }
 
     private func grey(_ b: Bitmap, _ x: Int, _ y: Int) -> Int { Int(b.pixel(x: x, y: y).g) }
+    private func isBackground(_ b: Bitmap, _ x: Int, _ y: Int) -> Bool {
+        let p = b.pixel(x: x, y: y)
+        return p.r == 28 && p.g == 28 && p.b == 28
+    }
 
     func testTheWindowOpensScrollsWithTheWheelAndQuitsWithControlQ() throws {
         let app = Process()
@@ -91,7 +95,7 @@ final class WindowTests: XCTestCase {
         let before = try capture(window, "before")
         XCTAssertEqual(before.width, 1280)
         // The first card (a 16:9 photo) spans y 10 to 490 in the left column (x 315 to 635).
-        XCTAssertEqual(grey(before, 400, 195), 217)
+        XCTAssertFalse(isBackground(before, 400, 195), "the first card")
         XCTAssertEqual(grey(before, 400, 495), 28)
 
         // Three wheel clicks: 300 pt, animated, so the card's bottom edge moves to y 190.
@@ -99,7 +103,7 @@ final class WindowTests: XCTestCase {
         for _ in 0..<3 { try shell("xdotool", ["click", "--window", window, "5"]) }
         Thread.sleep(forTimeInterval: 0.8)
         let after = try capture(window, "after")
-        XCTAssertEqual(grey(after, 400, 185), 217, "still the first card")
+        XCTAssertFalse(isBackground(after, 400, 185), "still the first card")
         XCTAssertEqual(grey(after, 400, 195), 28, "the gap below it, 300 pt higher than before")
 
         try shell("xdotool", ["key", "--window", window, "ctrl+q"])
