@@ -160,7 +160,7 @@ open class ButtonNode: ControlNode, @unchecked Sendable {
     }
 
     /// The value shown in `state` among `values`: Texture's fallback (see the type's notes).
-    static func shown<Value>(_ values: [ControlState: Value], in state: ControlState) -> Value? {
+    private static func shown<Value>(_ values: [ControlState: Value], in state: ControlState) -> Value? {
         let highlighted = state.contains(.highlighted), selected = state.contains(.selected)
         if state.contains(.disabled), let value = values[.disabled] { return value }
         if highlighted && selected, let value = values[[.selected, .highlighted]] { return value }
