@@ -24,9 +24,10 @@ public final class Layer {
     public var frame: CGRect
     public var boundsOrigin: CGPoint = .zero
     public var backgroundColor: Color?
-    /// Rounds the background's corners (anti-aliased).
+    /// Rounds the corners (anti-aliased) of the background and of the border.
     public var cornerRadius: CGFloat = 0
-    /// A line of `borderWidth` points just inside the bounds, over the contents.
+    /// A line of `borderWidth` points just inside the bounds, over the contents and the
+    /// sublayers, following the corner radius.
     public var borderColor: Color?
     public var borderWidth: CGFloat = 0
     /// A finished bitmap, drawn over the background to fill `contentsRect` (the whole bounds

@@ -16,6 +16,9 @@ import Foundation
 /// Direct3D) they are drawn with (ONE, ONE_MINUS_SRC_ALPHA); where it does not (the software
 /// renderer) they are uploaded with straight alpha and drawn with ordinary blending, so the
 /// colour is right on every renderer.
+///
+/// A corner radius rounds the background and the border, as in Core Animation; clipping stays
+/// rectangular.
 @MainActor
 public final class Compositor {
     /// The default upload budget: 4 ms a frame. Measured on the reference machine (docs/
@@ -77,7 +80,8 @@ public final class Compositor {
     /// Directly drawn textures unused for this many frames are released.
     public var evictionAge = 120
 
-    private struct MaskKey: Hashable { var width: Int; var height: Int; var radius: Int }
+    /// A rounded rect's mask (`border` 0), or its border's ring (`border` pixels wide).
+    private struct MaskKey: Hashable { var width: Int; var height: Int; var radius: Int; var border: Int = 0 }
     private struct MaskEntry { var texture: OpaquePointer; var lastUsedFrame: Int }
 
     /// A compositor drawing with `renderer`, whose uploads run in `runLoop`'s `beforePresent`
@@ -224,12 +228,33 @@ public final class Compositor {
         for sublayer in layer.sublayers {
             draw(sublayer, origin: childOrigin, alpha: opacity)
         }
-        // The border goes over the contents and the sublayers, inside the bounds (as Core
-        // Animation draws it). Corners stay square: a rounded border is not drawn rounded.
+        // The border goes over the contents and the sublayers, inside the bounds, following the
+        // corner radius (as Core Animation draws it).
         if let border = layer.borderColor, layer.borderWidth > 0 {
-            strokeInside(frame, width: layer.borderWidth, color: border, alpha: opacity)
+            if layer.cornerRadius > 0 {
+                strokeRoundedInside(frame, width: layer.borderWidth, radius: layer.cornerRadius, color: border,
+                                    alpha: opacity)
+            } else {
+                strokeInside(frame, width: layer.borderWidth, color: border, alpha: opacity)
+            }
         }
         if layer.clipsToBounds { popClip() }
+    }
+
+    /// Strokes a rounded rect's edges inward by `width` points: the outer edge has the corner
+    /// radius, the inner one the radius less the width (square when that is not positive), as
+    /// Core Animation's border.
+    public func strokeRoundedInside(_ rect: CGRect, width: CGFloat, radius: CGFloat, color: Color, alpha: CGFloat = 1) {
+        var r = pixelRect(rect)
+        let border = Int((width * scale).rounded())
+        let key = MaskKey(width: Int(r.w), height: Int(r.h), radius: Int((radius * scale).rounded()), border: border)
+        guard r.w > 0, r.h > 0, border > 0 else { return }
+        guard key.radius > 0 else { return strokeInside(rect, width: width, color: color, alpha: alpha) }
+        guard let texture = mask(key) else { return strokeInside(rect, width: width, color: color, alpha: alpha) }
+        let c = color.rgba8
+        SDL_SetTextureColorMod(texture, c.r, c.g, c.b)
+        SDL_SetTextureAlphaMod(texture, UInt8(min(255, max(0, (color.alpha * alpha * 255).rounded()))))
+        SDL_RenderCopy(renderer, texture, nil, &r)
     }
 
     /// Strokes a rect's edges inward by `width` points.
@@ -256,18 +281,25 @@ public final class Compositor {
         var r = pixelRect(rect)
         guard r.w > 0, r.h > 0 else { return }
         let key = MaskKey(width: Int(r.w), height: Int(r.h), radius: Int((radius * scale).rounded()))
-        let texture: OpaquePointer
-        if let entry = masks[key] {
-            texture = entry.texture
-        } else {
-            guard let made = makeRoundedMask(key) else { return fill(rect, color: color, alpha: alpha) }
-            texture = made
-        }
-        masks[key] = MaskEntry(texture: texture, lastUsedFrame: frameNumber)
+        // Less than half a pixel of radius is a plain rect.
+        guard key.radius > 0, let texture = mask(key) else { return fill(rect, color: color, alpha: alpha) }
         let c = color.rgba8
         SDL_SetTextureColorMod(texture, c.r, c.g, c.b)
         SDL_SetTextureAlphaMod(texture, UInt8(min(255, max(0, (color.alpha * alpha * 255).rounded()))))
         SDL_RenderCopy(renderer, texture, nil, &r)
+    }
+
+    /// The cached mask of `key`, made on first use.
+    private func mask(_ key: MaskKey) -> OpaquePointer? {
+        let texture: OpaquePointer
+        if let entry = masks[key] {
+            texture = entry.texture
+        } else {
+            guard let made = makeRoundedMask(key) else { return nil }
+            texture = made
+        }
+        masks[key] = MaskEntry(texture: texture, lastUsedFrame: frameNumber)
+        return texture
     }
 
     /// Draws a bitmap stretched into a rect given in window points.
@@ -377,20 +409,23 @@ public final class Compositor {
         }
     }
 
-    /// A white mask of a rounded rect, straight alpha, anti-aliased by the distance to the
-    /// rounded edge.
+    /// A white mask of a rounded rect, or of its border's ring when `key.border` > 0 (the rect
+    /// less the rect inset by the border, whose radius is that much smaller), straight alpha,
+    /// anti-aliased by coverage.
     private func makeRoundedMask(_ key: MaskKey) -> OpaquePointer? {
         let w = key.width, h = key.height
-        let radius = CGFloat(min(key.radius, min(w, h) / 2))
+        let radius = Double(min(key.radius, min(w, h) / 2))
+        let border = Double(min(key.border, min(w, h) / 2))
         var pixels = [UInt8](repeating: 255, count: w * h * 4)
         for y in 0..<h {
             for x in 0..<w {
-                let px = CGFloat(x) + 0.5, py = CGFloat(y) + 0.5
-                let cx = min(max(px, radius), CGFloat(w) - radius)
-                let cy = min(max(py, radius), CGFloat(h) - radius)
-                let d = hypot(px - cx, py - cy)
-                let coverage = min(1, max(0, radius + 0.5 - d))
-                pixels[(y * w + x) * 4 + 3] = UInt8((coverage * 255).rounded())
+                var coverage = Self.roundedRectCoverage(x: x, y: y, x0: 0, y0: 0, x1: Double(w), y1: Double(h),
+                                                        radius: radius)
+                if border > 0 {
+                    coverage -= Self.roundedRectCoverage(x: x, y: y, x0: border, y0: border, x1: Double(w) - border,
+                                                         y1: Double(h) - border, radius: max(0, radius - border))
+                }
+                pixels[(y * w + x) * 4 + 3] = UInt8((min(1, max(0, coverage)) * 255).rounded())
             }
         }
         guard let texture = SDL_CreateTexture(renderer, SDL_PIXELFORMAT_ABGR8888.rawValue,
@@ -398,5 +433,37 @@ public final class Compositor {
         pixels.withUnsafeBytes { _ = SDL_UpdateTexture(texture, nil, $0.baseAddress, Int32(w * 4)) }
         SDL_SetTextureBlendMode(texture, SDL_BLENDMODE_BLEND)
         return texture
+    }
+
+    /// How much of pixel (x, y) a rect with circular corners covers, measured as
+    /// `GraphicsContext` measures its shapes (so a rounded layer composited here looks like one
+    /// rasterized there): straight edges by exact area; where a corner curves, the exact span
+    /// at the middle of each of 16 sub-rows.
+    private static func roundedRectCoverage(x: Int, y: Int, x0: Double, y0: Double, x1: Double, y1: Double,
+                                    radius: Double) -> Double {
+        let pixelLeft = Double(x), pixelTop = Double(y)
+        let top = max(pixelTop, y0), bottom = min(pixelTop + 1, y1)
+        let left = max(pixelLeft, x0), right = min(pixelLeft + 1, x1)
+        guard top < bottom, left < right else { return 0 }
+        let r = max(0, min(radius, (x1 - x0) / 2, (y1 - y0) / 2))
+        let curved = r > 0 && (top < y0 + r || bottom > y1 - r) && (left < x0 + r || right > x1 - r)
+        guard curved else { return (right - left) * (bottom - top) }
+        let subRows = 16, step = 1 / Double(subRows)
+        var area = 0.0
+        for s in 0..<subRows {
+            let a = max(top, pixelTop + Double(s) * step), b = min(bottom, pixelTop + Double(s + 1) * step)
+            guard a < b else { continue }
+            let middle = (a + b) / 2
+            var l = left, rr = right
+            var d = 0.0
+            if middle < y0 + r { d = (y0 + r - middle) / r } else if middle > y1 - r { d = (middle - (y1 - r)) / r }
+            if d > 0 {
+                let half = r * max(0, 1 - d * d).squareRoot()
+                l = max(l, x0 + r - half)
+                rr = min(rr, x1 - r + half)
+            }
+            if l < rr { area += (rr - l) * (b - a) }
+        }
+        return area
     }
 }
