@@ -24,7 +24,8 @@ public final class Layer {
     public var frame: CGRect
     public var boundsOrigin: CGPoint = .zero
     public var backgroundColor: Color?
-    /// Rounds the corners (anti-aliased) of the background and of the border.
+    /// Rounds the corners (anti-aliased) of the background, of the border and, when the layer
+    /// clips to its bounds, of the clip (Core Animation's cornerRadius with masksToBounds).
     public var cornerRadius: CGFloat = 0
     /// A line of `borderWidth` points just inside the bounds, over the contents and the
     /// sublayers, following the corner radius.
@@ -45,6 +46,7 @@ public final class Layer {
     /// fights the alpha a node mirrors).
     public var fadeOpacity: CGFloat = 1
     public var isHidden = false
+    /// Clips the contents and the sublayers to the bounds, rounded by `cornerRadius`.
     public var clipsToBounds = false
     public private(set) var sublayers: [Layer] = []
     public private(set) weak var superlayer: Layer?

@@ -17,8 +17,12 @@ import Foundation
 /// renderer) they are uploaded with straight alpha and drawn with ordinary blending, so the
 /// colour is right on every renderer.
 ///
-/// A corner radius rounds the background and the border, as in Core Animation; clipping stays
-/// rectangular.
+/// Layers follow Core Animation: a corner radius rounds the background and the border, and, on
+/// a layer that clips to its bounds, the clip too. A rounded clip is drawn offscreen: the
+/// layer's visible part goes into a target texture (premultiplied, starting transparent),
+/// whose corners are then cut by the layer's rounded mask and which is drawn back over what
+/// is below. Alpha still multiplies per layer inside it (no group opacity), so only the
+/// corners change.
 @MainActor
 public final class Compositor {
     /// The default upload budget: 4 ms a frame. Measured on the reference machine (docs/
@@ -84,6 +88,20 @@ public final class Compositor {
     private struct MaskKey: Hashable { var width: Int; var height: Int; var radius: Int; var border: Int = 0 }
     private struct MaskEntry { var texture: OpaquePointer; var lastUsedFrame: Int }
 
+    /// Multiplies the destination, colour and alpha, by the source's alpha: a mask cutting what is
+    /// drawn in a target texture (renderers with custom blend modes only).
+    private let maskMode: SDL_BlendMode
+    private let usesMaskBlending: Bool
+    /// A target texture of the pool; several at once when rounded clips nest.
+    private struct PooledTarget { var texture: OpaquePointer; var width: Int; var height: Int; var inUse: Bool; var lastUsedFrame: Int }
+    private var targetPool: [PooledTarget] = []
+    /// The offscreen target being drawn into for a rounded clip: its place in window pixels
+    /// (`rect`), the clipping layer's rect and corner radius in pixels, and its pool index.
+    private struct Offscreen { var rect: SDL_Rect; var layerRect: SDL_Rect; var radius: Int; var pool: Int }
+    private var offscreens: [Offscreen] = []
+    /// The renderer's output in pixels, for the frame being drawn.
+    private var outputRect = SDL_Rect()
+
     /// A compositor drawing with `renderer`, whose uploads run in `runLoop`'s `beforePresent`
     /// phase at `uploadOrder` (the application composites after them, in the same turn).
     init(renderer: OpaquePointer, runLoop: Canopy.RunLoop, uploadOrder: Int = Int.max - 1) {
@@ -98,6 +116,16 @@ public final class Compositor {
             SDL_DestroyTexture(probe)
         }
         usesPremultipliedBlending = supported
+        maskMode = SDL_ComposeCustomBlendMode(
+            SDL_BLENDFACTOR_ZERO, SDL_BLENDFACTOR_SRC_ALPHA, SDL_BLENDOPERATION_ADD,
+            SDL_BLENDFACTOR_ZERO, SDL_BLENDFACTOR_SRC_ALPHA, SDL_BLENDOPERATION_ADD)
+        var masks = false
+        if supported, let probe = SDL_CreateTexture(renderer, SDL_PIXELFORMAT_ABGR8888.rawValue,
+                                                    Int32(SDL_TEXTUREACCESS_STATIC.rawValue), 1, 1) {
+            masks = SDL_SetTextureBlendMode(probe, maskMode) == 0
+            SDL_DestroyTexture(probe)
+        }
+        usesMaskBlending = masks
         workQueue = RunLoopQueue(runLoop: runLoop, budget: Self.defaultUploadBudget, phase: .beforePresent,
                                  order: uploadOrder) { [unowned self] item, _ in
             if let layer = item as? Layer {
@@ -175,6 +203,14 @@ public final class Compositor {
     /// Starts a frame: clears to `color`.
     func beginFrame(clearColor color: Color) {
         frameNumber += 1
+        if !offscreens.isEmpty {
+            offscreens.removeAll()
+            SDL_SetRenderTarget(renderer, nil)
+        }
+        for index in targetPool.indices { targetPool[index].inUse = false }
+        var w: Int32 = 0, h: Int32 = 0
+        SDL_GetRendererOutputSize(renderer, &w, &h)
+        outputRect = SDL_Rect(x: 0, y: 0, w: w, h: h)
         let c = color.rgba8
         SDL_SetRenderDrawColor(renderer, c.r, c.g, c.b, c.a)
         SDL_RenderSetClipRect(renderer, nil)
@@ -197,6 +233,11 @@ public final class Compositor {
             SDL_DestroyTexture(entry.texture)
             masks[key] = nil
         }
+        targetPool.removeAll { target in
+            guard !target.inUse, frameNumber - target.lastUsedFrame > evictionAge else { return false }
+            SDL_DestroyTexture(target.texture)
+            return true
+        }
     }
 
     /// Draws a layer and its sublayers; `origin` is where the layer's superlayer's bounds
@@ -217,7 +258,12 @@ public final class Compositor {
                 fill(frame, color: background, alpha: opacity)
             }
         }
-        if layer.contents != nil || layer.backing != nil {
+        // A rounded clip cuts the contents and the sublayers, together (the background and the
+        // border are rounded by themselves), so it is only needed when there are some.
+        let hasContents = layer.contents != nil || layer.backing != nil
+        let roundsClip = layer.clipsToBounds && layer.cornerRadius > 0 && (hasContents || !layer.sublayers.isEmpty)
+            && beginRoundedClip(frame, radius: layer.cornerRadius)
+        if hasContents {
             if !layer.isContentsPresented { contentsChanged(layer) } // a tree not observed
             if let backing = layer.backing as? TextureBacking {
                 let rect = layer.contentsRect.map { $0.offsetBy(dx: frame.minX, dy: frame.minY) } ?? frame
@@ -228,6 +274,7 @@ public final class Compositor {
         for sublayer in layer.sublayers {
             draw(sublayer, origin: childOrigin, alpha: opacity)
         }
+        if roundsClip { endRoundedClip() }
         // The border goes over the contents and the sublayers, inside the bounds, following the
         // corner radius (as Core Animation draws it).
         if let border = layer.borderColor, layer.borderWidth > 0 {
@@ -254,7 +301,132 @@ public final class Compositor {
         let c = color.rgba8
         SDL_SetTextureColorMod(texture, c.r, c.g, c.b)
         SDL_SetTextureAlphaMod(texture, UInt8(min(255, max(0, (color.alpha * alpha * 255).rounded()))))
+        r = inTarget(r)
         SDL_RenderCopy(renderer, texture, nil, &r)
+    }
+
+    // MARK: Rounded clips
+
+    /// Starts drawing a layer that clips to a rounded rect into an offscreen target covering
+    /// the visible part of `frame` (the clip is already pushed). False when there is nothing to
+    /// draw or no target could be made (the clip then stays rectangular).
+    private func beginRoundedClip(_ frame: CGRect, radius: CGFloat) -> Bool {
+        let layerRect = pixelRect(frame)
+        // The background's mask (the mask clamps the radius to the rect).
+        let pixelRadius = Int((radius * scale).rounded())
+        guard pixelRadius > 0, var visible = clipStack.last else { return false }
+        var bounds = offscreens.last?.rect ?? outputRect
+        var out = SDL_Rect()
+        guard SDL_IntersectRect(&visible, &bounds, &out) == SDL_TRUE, out.w > 0, out.h > 0,
+              let pool = acquireTarget(width: Int(out.w), height: Int(out.h)) else { return false }
+        let texture = targetPool[pool].texture
+        guard SDL_SetRenderTarget(renderer, texture) == 0 else {
+            targetPool[pool].inUse = false
+            SDL_SetRenderTarget(renderer, offscreens.last.map { targetPool[$0.pool].texture })
+            applyClip()
+            return false
+        }
+        offscreens.append(Offscreen(rect: out, layerRect: layerRect, radius: pixelRadius, pool: pool))
+        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 0)
+        SDL_RenderSetClipRect(renderer, nil)
+        SDL_RenderClear(renderer)
+        applyClip()
+        return true
+    }
+
+    /// Cuts the offscreen target's corners and draws it where it belongs, over what is below.
+    private func endRoundedClip() {
+        let offscreen = offscreens.removeLast()
+        let target = targetPool[offscreen.pool].texture
+        let rect = offscreen.rect, layer = offscreen.layerRect
+        let key = MaskKey(width: Int(layer.w), height: Int(layer.h), radius: offscreen.radius)
+        var source = SDL_Rect(x: 0, y: 0, w: rect.w, h: rect.h)
+        let below = offscreens.last.map { targetPool[$0.pool].texture }
+        if usesMaskBlending, let mask = mask(key) {
+            // The rounded rect's own mask, placed at the layer in the target: multiplies the
+            // target, colour and alpha, by its coverage.
+            SDL_RenderSetClipRect(renderer, nil)
+            SDL_SetTextureBlendMode(mask, maskMode)
+            SDL_SetTextureColorMod(mask, 255, 255, 255)
+            SDL_SetTextureAlphaMod(mask, 255)
+            var place = SDL_Rect(x: layer.x - rect.x, y: layer.y - rect.y, w: layer.w, h: layer.h)
+            SDL_RenderCopy(renderer, mask, nil, &place)
+            SDL_SetTextureBlendMode(mask, SDL_BLENDMODE_BLEND)
+            SDL_SetRenderTarget(renderer, below)
+            SDL_SetTextureBlendMode(target, premultipliedMode)
+        } else {
+            // No custom blending (the software renderer): cut the corners and un-premultiply on
+            // the CPU (where that renderer draws anyway), then draw with ordinary blending.
+            var pixels = [UInt8](repeating: 0, count: Int(rect.w) * Int(rect.h) * 4)
+            let read = pixels.withUnsafeMutableBytes {
+                SDL_RenderReadPixels(renderer, &source, SDL_PIXELFORMAT_ABGR8888.rawValue, $0.baseAddress, rect.w * 4)
+            }
+            SDL_SetRenderTarget(renderer, below)
+            guard read == 0 else {
+                targetPool[offscreen.pool].inUse = false
+                applyClip()
+                return
+            }
+            Self.cutCornersAndUnpremultiply(&pixels, rect: rect, layer: layer, radius: offscreen.radius)
+            pixels.withUnsafeBytes { _ = SDL_UpdateTexture(target, &source, $0.baseAddress, rect.w * 4) }
+            SDL_SetTextureBlendMode(target, SDL_BLENDMODE_BLEND)
+        }
+        applyClip()
+        SDL_SetTextureColorMod(target, 255, 255, 255)
+        SDL_SetTextureAlphaMod(target, 255)
+        var place = inTarget(rect)
+        SDL_RenderCopy(renderer, target, &source, &place)
+        targetPool[offscreen.pool].inUse = false
+    }
+
+    /// Premultiplied pixels of `rect` (window pixels) times the coverage of the rounded `layer`
+    /// rect, made straight.
+    private static func cutCornersAndUnpremultiply(_ pixels: inout [UInt8], rect: SDL_Rect, layer: SDL_Rect, radius: Int) {
+        let r = Double(radius)
+        let x0 = Double(layer.x), y0 = Double(layer.y), x1 = x0 + Double(layer.w), y1 = y0 + Double(layer.h)
+        let width = Int(rect.w)
+        for row in 0..<Int(rect.h) {
+            let y = Int(rect.y) + row
+            let cornerRow = Double(y) < y0 + r || Double(y + 1) > y1 - r
+            for column in 0..<width {
+                let i = (row * width + column) * 4
+                let alpha = pixels[i + 3]
+                guard alpha > 0, alpha < 255 || cornerRow else { continue }
+                var coverage = 1.0
+                if cornerRow {
+                    coverage = roundedRectCoverage(x: Int(rect.x) + column, y: y, x0: x0, y0: y0, x1: x1, y1: y1, radius: r)
+                }
+                // Straight colour is the premultiplied one over the alpha, whatever the coverage.
+                let straight = 255 / Double(alpha)
+                for c in 0..<3 {
+                    pixels[i + c] = UInt8(min(255, (Double(pixels[i + c]) * straight).rounded()))
+                }
+                pixels[i + 3] = UInt8(min(255, (Double(alpha) * coverage).rounded()))
+            }
+        }
+    }
+
+    /// A free target texture at least `width` x `height` pixels (sizes rounded up to 64, so
+    /// layers that change size a little reuse them), or nil.
+    private func acquireTarget(width: Int, height: Int) -> Int? {
+        if let index = targetPool.firstIndex(where: { !$0.inUse && $0.width >= width && $0.height >= height
+                                                       && $0.width - width < 256 && $0.height - height < 256 }) {
+            targetPool[index].inUse = true
+            targetPool[index].lastUsedFrame = frameNumber
+            return index
+        }
+        let w = (width + 63) / 64 * 64, h = (height + 63) / 64 * 64
+        guard let texture = SDL_CreateTexture(renderer, SDL_PIXELFORMAT_ABGR8888.rawValue,
+                                              Int32(SDL_TEXTUREACCESS_TARGET.rawValue), Int32(w), Int32(h)) else { return nil }
+        SDL_SetTextureScaleMode(texture, SDL_ScaleModeNearest)
+        targetPool.append(PooledTarget(texture: texture, width: w, height: h, inUse: true, lastUsedFrame: frameNumber))
+        return targetPool.count - 1
+    }
+
+    /// A rect in window pixels, in the current target's pixels.
+    private func inTarget(_ rect: SDL_Rect) -> SDL_Rect {
+        guard let offscreen = offscreens.last else { return rect }
+        return SDL_Rect(x: rect.x - offscreen.rect.x, y: rect.y - offscreen.rect.y, w: rect.w, h: rect.h)
     }
 
     /// Strokes a rect's edges inward by `width` points.
@@ -272,7 +444,7 @@ public final class Compositor {
         guard c.a > 0 else { return }
         SDL_SetRenderDrawBlendMode(renderer, c.a == 255 ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND)
         SDL_SetRenderDrawColor(renderer, c.r, c.g, c.b, c.a)
-        var r = pixelRect(rect)
+        var r = inTarget(pixelRect(rect))
         SDL_RenderFillRect(renderer, &r)
     }
 
@@ -286,6 +458,7 @@ public final class Compositor {
         let c = color.rgba8
         SDL_SetTextureColorMod(texture, c.r, c.g, c.b)
         SDL_SetTextureAlphaMod(texture, UInt8(min(255, max(0, (color.alpha * alpha * 255).rounded()))))
+        r = inTarget(r)
         SDL_RenderCopy(renderer, texture, nil, &r)
     }
 
@@ -315,7 +488,7 @@ public final class Compositor {
             SDL_SetTextureColorMod(texture, a, a, a)
         }
         SDL_SetTextureAlphaMod(texture, a)
-        var r = pixelRect(rect)
+        var r = inTarget(pixelRect(rect))
         SDL_RenderCopy(renderer, texture, nil, &r)
     }
 
@@ -360,6 +533,12 @@ public final class Compositor {
     /// Releases every texture (before the renderer goes away).
     func releaseAll() {
         workQueue.invalidate()
+        if !offscreens.isEmpty {
+            offscreens.removeAll()
+            SDL_SetRenderTarget(renderer, nil)
+        }
+        for target in targetPool { SDL_DestroyTexture(target.texture) }
+        targetPool.removeAll()
         for backing in backings.values {
             SDL_DestroyTexture(backing.texture)
             if let layer = backing.layer, layer.backing === backing { layer.backing = nil }
@@ -401,7 +580,7 @@ public final class Compositor {
     }
 
     private func applyClip() {
-        if var top = clipStack.last {
+        if var top = clipStack.last.map(inTarget) {
             if top.w <= 0 || top.h <= 0 { top = SDL_Rect(x: -1, y: -1, w: 1, h: 1) }
             SDL_RenderSetClipRect(renderer, &top)
         } else {
