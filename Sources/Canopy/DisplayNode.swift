@@ -131,9 +131,10 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
 
     /// Whether the node draws its whole subtree into its own one bitmap (Texture's
     /// shouldRasterizeDescendants): each subnode translated to its frame, clipped when it clips,
-    /// rounded when it has a corner radius, with its background, border and alpha. The subnodes
-    /// then have no layers of their own, and a change in any of them redisplays this node. Set it
-    /// before the node loads.
+    /// rounded when it has a corner radius, with its background, border and alpha, so that the
+    /// bitmap looks like the subnodes' layers composited (see `RasterizedSubtree`). The subtree is
+    /// cut at this node's bounds. The subnodes then have no layers of their own, and a change in
+    /// any of them redisplays this node. Set it before the node loads.
     public var rasterizesSubtree: Bool {
         get { state.withLock { $0.rasterizesSubtree } }
         set { state.withLock { $0.rasterizesSubtree = newValue } }
