@@ -589,13 +589,6 @@ final class StackLayoutSpecTests: XCTestCase {
 
     // MARK: Robustness
 
-    /// BUG (reported, not fixed): a child that grows into an infinite free space never stops
-    /// flexing. With the range's main minimum infinite, the target is ∞, the child's flexed length
-    /// base + ∞ = ∞ and its min/max violation ∞ − ∞ = NaN; a NaN total violation freezes no child,
-    /// so `resolveFlexibleLengths` loops forever at 100% CPU (`flexGrow = .infinity` does the same).
-    /// Other specs lay out such a range (a wrapper is ∞ wide). The layout runs on a thread of its own
-    /// so that the test fails after a second instead of hanging the run; a hung thread keeps one core
-    /// busy until the test process exits.
     func testGrowingIntoAnInfiniteMinimumDoesNotFlex() {
         // An infinite minimum (outside Texture's contract) once made the freeze loop spin on NaN.
         // Now nothing flexes: the child keeps its hypothetical width 0 and is stretched across.

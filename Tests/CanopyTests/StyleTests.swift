@@ -64,7 +64,7 @@ final class StyleTests: XCTestCase {
     }
 
     func testFlexAndBaselinePropertiesAreStored() {
-        // These are read by the stack spec (not built yet); here they must keep what is set.
+        // These are read by the stack spec; here they must keep what is set.
         let style = Style {
             $0.flexGrow = 1
             $0.flexShrink = 2
