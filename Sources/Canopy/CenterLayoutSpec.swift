@@ -26,7 +26,6 @@ public final class CenterLayoutSpec: LayoutElement {
     public let centeringOptions: CenteringOptions
     public let sizingOptions: SizingOptions
     public let child: any LayoutElement
-    private let relative: RelativeLayoutSpec
 
     public init(style: Style = Style(), centeringOptions: CenteringOptions = .xy,
                 sizingOptions: SizingOptions = [], child: any LayoutElement) {
@@ -34,18 +33,15 @@ public final class CenterLayoutSpec: LayoutElement {
         self.centeringOptions = centeringOptions
         self.sizingOptions = sizingOptions
         self.child = child
-        var relativeSizing: RelativeLayoutSpec.SizingOptions = []
-        if sizingOptions.contains(.minimumX) { relativeSizing.insert(.minimumWidth) }
-        if sizingOptions.contains(.minimumY) { relativeSizing.insert(.minimumHeight) }
-        relative = RelativeLayoutSpec(
-            horizontalPosition: centeringOptions.contains(.x) ? .center : .none,
-            verticalPosition: centeringOptions.contains(.y) ? .center : .none,
-            sizingOptions: relativeSizing, child: child)
     }
 
     public func calculateLayoutThatFits(_ constrainedSize: SizeRange) -> Layout {
-        // The inner relative spec has an empty style, so its resolved range is `constrainedSize`.
-        let inner = relative.calculateLayoutThatFits(constrainedSize)
-        return Layout(element: self, size: inner.size, sublayouts: inner.sublayouts)
+        var sizing: RelativeLayoutSpec.SizingOptions = []
+        if sizingOptions.contains(.minimumX) { sizing.insert(.minimumWidth) }
+        if sizingOptions.contains(.minimumY) { sizing.insert(.minimumHeight) }
+        let placed = RelativeLayoutSpec.place(child, horizontally: centeringOptions.contains(.x) ? .center : .none,
+                                              vertically: centeringOptions.contains(.y) ? .center : .none,
+                                              sizing: sizing, in: constrainedSize)
+        return Layout(element: self, size: placed.size, sublayouts: [placed.sublayout])
     }
 }

@@ -51,6 +51,16 @@ public final class RelativeLayoutSpec: LayoutElement {
     }
 
     public func calculateLayoutThatFits(_ constrainedSize: SizeRange) -> Layout {
+        let placed = Self.place(child, horizontally: horizontalPosition, vertically: verticalPosition,
+                                sizing: sizingOptions, in: constrainedSize)
+        return Layout(element: self, size: placed.size, sublayouts: [placed.sublayout])
+    }
+
+    /// The spec's size and its child's placed layout for these positions and sizing
+    /// (`CenterLayoutSpec` places its child with it too).
+    static func place(_ child: any LayoutElement, horizontally horizontalPosition: Position,
+                      vertically verticalPosition: Position, sizing sizingOptions: SizingOptions,
+                      in constrainedSize: SizeRange) -> (size: CGSize, sublayout: Layout) {
         let parent = definedParentSize(constrainedSize)
         let childMin = CGSize(width: horizontalPosition == .none ? constrainedSize.min.width : 0,
                               height: verticalPosition == .none ? constrainedSize.min.height : 0)
@@ -64,6 +74,6 @@ public final class RelativeLayoutSpec: LayoutElement {
             height: sizingOptions.contains(.minimumHeight) ? min(size.height, sublayout.size.height) : size.height))
         let position = CGPoint(x: (size.width - sublayout.size.width) * horizontalPosition.proportion,
                                y: (size.height - sublayout.size.height) * verticalPosition.proportion)
-        return Layout(element: self, size: size, sublayouts: [sublayout.positioned(at: position)])
+        return (size, sublayout.positioned(at: position))
     }
 }
