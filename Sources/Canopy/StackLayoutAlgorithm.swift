@@ -135,17 +135,7 @@ struct StackLayoutAlgorithm {
 
     private func makeItem(_ element: any LayoutElement) -> Item {
         let values = element.style.valuesForLayout()
-        var align = values.alignSelf
-        if align == .auto {
-            switch configuration.alignItems {
-            case .start: align = .start
-            case .end: align = .end
-            case .center: align = .center
-            case .stretch: align = .stretch
-            case .baselineFirst: align = .baselineFirst
-            case .baselineLast: align = .baselineLast
-            }
-        }
+        var align = values.alignSelf == .auto ? configuration.alignItems.alignSelf : values.alignSelf
         // Baselines line up across a row only; in a column they fall back to start (CSS).
         if !horizontal && (align == .baselineFirst || align == .baselineLast) { align = .start }
 

@@ -144,3 +144,17 @@ public final class StackLayoutSpec: LayoutElement {
         StackLayoutAlgorithm(spec: self, configuration: configuration, range: constrainedSize).layout()
     }
 }
+
+extension StackLayoutSpec.AlignItems {
+    /// The `alignSelf` of a child that leaves its alignment to the stack (`.auto`).
+    var alignSelf: AlignSelf {
+        switch self {
+        case .start: return .start
+        case .end: return .end
+        case .center: return .center
+        case .stretch: return .stretch
+        case .baselineFirst: return .baselineFirst
+        case .baselineLast: return .baselineLast
+        }
+    }
+}

@@ -543,26 +543,12 @@ final class LayoutSpecTests: XCTestCase {
                 XCTAssertTrue(inside(mainOrigin(sublayout.position), main(sublayout.size), main(layout.size)),
                               "\(sublayout.frame) outside \(layout.size) along the main axis: \(message)")
             }
-            let align = values.alignSelf == .auto ? stack.alignItems.asAlignSelf : values.alignSelf
+            let align = values.alignSelf == .auto ? stack.alignItems.alignSelf : values.alignSelf
             let onBaseline = horizontal && (align == .baselineFirst || align == .baselineLast)
             if !onBaseline && cross(sublayout.size) <= cross(layout.size) + tolerance {
                 XCTAssertTrue(inside(crossOrigin(sublayout.position), cross(sublayout.size), cross(layout.size)),
                               "\(sublayout.frame) outside \(layout.size) across: \(message)")
             }
-        }
-    }
-}
-
-extension StackLayoutSpec.AlignItems {
-    /// The `alignSelf` of a child that leaves it to the stack (`.auto`).
-    var asAlignSelf: AlignSelf {
-        switch self {
-        case .start: return .start
-        case .end: return .end
-        case .center: return .center
-        case .stretch: return .stretch
-        case .baselineFirst: return .baselineFirst
-        case .baselineLast: return .baselineLast
         }
     }
 }
