@@ -345,7 +345,7 @@ struct StackLayoutAlgorithm {
         let content = lines.reduce(gaps) { $0 + $1.cross }
         let length = clampCross(content)
         let free = length - content
-        let distribution: Distribution
+        let distribution: StackLayoutSpec.JustifyContent
         switch configuration.alignContent {
         case .start: distribution = .start
         case .center: distribution = .center
@@ -353,13 +353,13 @@ struct StackLayoutAlgorithm {
         case .spaceBetween: distribution = .spaceBetween
         case .spaceAround: distribution = .spaceAround
         case .stretch:
+            // The lines take the free space, then sit packed at the start.
             distribution = .start
             if free > 0 {
                 for index in lines.indices { lines[index].cross += free / CGFloat(lines.count) }
             }
         }
-        var (offset, gap) = Self.distribute(configuration.alignContent == .stretch ? 0 : free,
-                                            among: lines.count, distribution)
+        var (offset, gap) = Self.distribute(free, among: lines.count, distribution)
         for index in lines.indices {
             lines[index].offset = offset
             offset += lines[index].cross + configuration.lineSpacing + gap
@@ -400,16 +400,7 @@ struct StackLayoutAlgorithm {
         let used = indices.reduce(spacing * CGFloat(indices.count - 1)) {
             $0 + items[$1].target + items[$1].spacingAround
         }
-        let distribution: Distribution
-        switch configuration.justifyContent {
-        case .start: distribution = .start
-        case .center: distribution = .center
-        case .end: distribution = .end
-        case .spaceBetween: distribution = .spaceBetween
-        case .spaceAround: distribution = .spaceAround
-        case .spaceEvenly: distribution = .spaceEvenly
-        }
-        var (offset, gap) = Self.distribute(mainLength - used, among: indices.count, distribution)
+        var (offset, gap) = Self.distribute(mainLength - used, among: indices.count, configuration.justifyContent)
         for index in indices {
             offset += items[index].values.spacingBefore
             items[index].mainOffset = offset
@@ -419,15 +410,12 @@ struct StackLayoutAlgorithm {
 
     // MARK: Free space
 
-    private enum Distribution {
-        case start, center, end, spaceBetween, spaceAround, spaceEvenly
-    }
-
     /// Where the first of `count` things goes and the extra gap between them, for `free` space left
     /// over (negative on overflow, where the spacing kinds fall back as CSS says: between to start,
-    /// around and evenly to centre).
-    private static func distribute(_ free: CGFloat, among count: Int,
-                                   _ distribution: Distribution) -> (offset: CGFloat, gap: CGFloat) {
+    /// around and evenly to centre). Children along a line (`justifyContent`) and lines across the
+    /// stack (`alignContent`, whose other choices are the same) share it.
+    private static func distribute(_ free: CGFloat, among count: Int, _ distribution: StackLayoutSpec.JustifyContent)
+        -> (offset: CGFloat, gap: CGFloat) {
         let n = CGFloat(count)
         switch distribution {
         case .start:
