@@ -32,7 +32,8 @@ public protocol LayoutElement: AnyObject, Sendable {
     /// A leaf's preferred size given the largest size it may take. The default returns `.zero`:
     /// the leaf's size then comes from the size range alone, which the style's width/height/min/max
     /// have already narrowed, so a leaf with a style size gets exactly that size and one without
-    /// gets the range's minimum.
+    /// gets the range's minimum. A length that is not finite counts as 0, so a leaf may answer the
+    /// size it is given (on an unbounded axis it then takes the range's minimum), as a node leaf does.
     func calculateSizeThatFits(_ constrainedSize: CGSize) -> CGSize
 }
 
@@ -63,8 +64,8 @@ extension LayoutElement {
 
     public func calculateLayoutThatFits(_ constrainedSize: SizeRange) -> Layout {
         var size = calculateSizeThatFits(constrainedSize.max)
-        if size.width.isNaN { size.width = 0 }
-        if size.height.isNaN { size.height = 0 }
+        if !size.width.isFinite { size.width = 0 }
+        if !size.height.isFinite { size.height = 0 }
         return Layout(element: self, size: constrainedSize.clamp(size))
     }
 

@@ -35,8 +35,7 @@ enum CardLayout {
         func calculateSizeThatFits(_ constrainedSize: CGSize) -> CGSize {
             switch content {
             case .fill:
-                return CGSize(width: constrainedSize.width.isFinite ? constrainedSize.width : 0,
-                              height: constrainedSize.height.isFinite ? constrainedSize.height : 0)
+                return constrainedSize
             case .fixed(let size):
                 return size
             case .text(let characters, let fontSize, let maximumLines):

@@ -31,6 +31,17 @@ final class BareLayoutElement: LayoutElement {
     init(style: Style = Style()) { self.style = style }
 }
 
+/// A leaf as large as it may be, and the same as a node.
+private final class FillingLeaf: LayoutElement {
+    let style = Style()
+    let layoutCache = LayoutCache()
+    func calculateSizeThatFits(_ constrainedSize: CGSize) -> CGSize { constrainedSize }
+}
+
+private final class FillingNode: DisplayNode, @unchecked Sendable {
+    override func calculateSizeThatFits(_ constrainedSize: CGSize) -> CGSize { constrainedSize }
+}
+
 /// Shorthands for the layout tests.
 func sz(_ w: CGFloat, _ h: CGFloat) -> CGSize { CGSize(width: w, height: h) }
 func sr(_ minW: CGFloat, _ minH: CGFloat, _ maxW: CGFloat, _ maxH: CGFloat) -> SizeRange {
@@ -203,6 +214,14 @@ final class StyleTests: XCTestCase {
         XCTAssertEqual(bare.layoutThatFits(sr(5, 6, 100, 100)).size, sz(5, 6))
         let styled = BareLayoutElement(style: Style { $0.preferredSize = sz(12, 13) })
         XCTAssertEqual(styled.layoutThatFits(sr(5, 6, 100, 100)).size, sz(12, 13))
+    }
+
+    func testALeafThatFillsItsRangeTakesTheMinimumOnAnUnboundedAxis() {
+        // A leaf that answers the largest size it may take gets infinity on an axis with no finite
+        // max; that counts as 0, so the leaf takes the range's minimum there, as a node leaf does.
+        let range = sr(5, 6, 100, unbounded)
+        XCTAssertEqual(FillingLeaf().layoutThatFits(range).size, sz(100, 6))
+        XCTAssertEqual(FillingNode().layoutThatFits(range).size, sz(100, 6))
     }
 
     // MARK: SizeRange
