@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The computed size and position of one element and of its children, immutable.
 ///

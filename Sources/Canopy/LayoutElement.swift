@@ -1,7 +1,6 @@
 import Foundation
-import Synchronization
 
-/// Anything that can be laid out: a spec, and later a node (Texture's `ASLayoutElement`).
+/// Anything that can be laid out: a spec or a node (Texture's `ASLayoutElement`).
 ///
 /// Layout is pure: the same element, size range and parent size always give the same layout, so
 /// it may run on any thread and is cached per element (`layoutCache`). An element's `style` (and a

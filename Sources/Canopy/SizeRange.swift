@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A range of sizes a layout must fit in, as Texture's `ASSizeRange`.
 public struct SizeRange: Sendable, Equatable, CustomStringConvertible {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// How a child is aligned across a stack's cross axis, overriding the stack's `alignItems`.
 public enum AlignSelf: Sendable, Equatable {
@@ -10,8 +9,8 @@ public enum AlignSelf: Sendable, Equatable {
 ///
 /// A style is a thread-safe object that belongs to its element, so that it can be changed after the
 /// element is made, as in Texture: `spec.style.flexGrow = 1`. Every property is read and written
-/// under the style's own lock; the layout engine takes one consistent snapshot (`values`) per
-/// measurement.
+/// under the style's own lock; the layout engine reads one consistent snapshot at a time
+/// (`valuesForLayout()`).
 ///
 /// Changing a property of a style that a layout has already read makes every cached layout stale
 /// (`LayoutCache.invalidateAll()`), so a layout can never be answered from a stale cache. Setting a
