@@ -69,10 +69,6 @@ public final class LayoutCache: Sendable {
         }
     }
 
-    public func removeAll() {
-        entries.withLock { $0.removeAll() }
-    }
-
     /// Equality where NaN equals NaN (an undefined parent size is a valid key).
     private static func same(_ a: CGSize, _ b: CGSize) -> Bool {
         (a.width == b.width || (a.width.isNaN && b.width.isNaN))
