@@ -2,8 +2,9 @@ import Canopy
 import Foundation
 
 /// `bench --scenario layout`: what measuring the card's layout-spec tree (`CardLayout`) costs on
-/// one core. The JSON names are fixed: `card_us` (one card, tree built and measured with nothing
-/// cached), `cells_10k_ms` (10,000 different cards measured one after the other) and
+/// one core. The JSON names are fixed: `card_us` (one card: its tree built, measured with nothing
+/// cached, and released, as a cell's spec tree is after its layout), `cells_10k_ms` (10,000
+/// different cards, one after the other, likewise) and
 /// `card_cached_us` (measuring an already measured card again).
 struct LayoutBenchmark {
     struct Result: Codable, Sendable, Equatable {
