@@ -20,24 +20,24 @@ public final class RatioLayoutSpec: LayoutElement {
     }
 
     public func calculateLayoutThatFits(_ constrainedSize: SizeRange) -> Layout {
-        var options: [CGSize] = []
-        let maxSize = constrainedSize.max
-        let usable = ratio > 0 && ratio.isFinite
-        if usable && maxSize.width.isFinite {
-            options.append(constrainedSize.clamp(CGSize(width: maxSize.width, height: ratio * maxSize.width)))
-        }
-        if usable && maxSize.height.isFinite {
-            options.append(constrainedSize.clamp(CGSize(width: maxSize.height / ratio, height: maxSize.height)))
-        }
-        // The option whose height / width is closest to the ratio (clamping may have bent it);
+        // Keep the option whose height / width is closest to the ratio (clamping may have bent it);
         // the first on a tie. A zero width counts as infinitely far.
         func error(_ size: CGSize) -> CGFloat {
             let value = abs(size.height / size.width - ratio)
             return value.isNaN ? .infinity : value
         }
         var best: CGSize?
-        for option in options where best == nil || error(option) < error(best!) {
-            best = option
+        func consider(_ option: CGSize) {
+            let clamped = constrainedSize.clamp(option)
+            if best.map({ error(clamped) < error($0) }) ?? true { best = clamped }
+        }
+        let maxSize = constrainedSize.max
+        let usable = ratio > 0 && ratio.isFinite
+        if usable && maxSize.width.isFinite {
+            consider(CGSize(width: maxSize.width, height: ratio * maxSize.width))
+        }
+        if usable && maxSize.height.isFinite {
+            consider(CGSize(width: maxSize.height / ratio, height: maxSize.height))
         }
         let childRange = best.map { constrainedSize.intersect(SizeRange(exactly: $0)) } ?? constrainedSize
         let parent = best ?? CGSize(width: CGFloat.nan, height: CGFloat.nan)
