@@ -8,8 +8,6 @@ import Foundation
 /// This is the card as one drawing, used to measure what a card costs (`bench --scenario
 /// graphics`). Any thread; everything it reads is immutable.
 struct CardArtist: Sendable {
-    static let width: CGFloat = 320
-    static let textAreaHeight: CGFloat = 300
     static let blurRadius: CGFloat = 30
     static let blurTint = Color(white: 0.5, alpha: 0.3)
     static let blurSaturation: CGFloat = 1.8
@@ -26,18 +24,21 @@ struct CardArtist: Sendable {
     /// The photo's own pixel size, for the card's geometry (the decoded copy may be smaller).
     var photoSize: CGSize
 
+    /// The card's size: the deck's card width, and its height for this photo.
+    var size: CGSize { Self.cardSize(photoSize: photoSize) }
+
     /// The feature image's height: the photo aspect-fit across the card's width.
-    var featureHeight: CGFloat {
-        (photoSize.height / photoSize.width * Self.width).rounded(.up)
-    }
+    var featureHeight: CGFloat { size.height - CardDeck.textAreaHeight }
 
     /// The pixel size to decode a photo at for a card at `scale`: enough to cover the card.
     static func photoPixelSize(photoSize: CGSize, scale: CGFloat) -> CGSize {
-        let featureHeight = (photoSize.height / photoSize.width * width).rounded(.up)
-        return CGSize(width: width * scale, height: (featureHeight + textAreaHeight) * scale)
+        let size = cardSize(photoSize: photoSize)
+        return CGSize(width: size.width * scale, height: size.height * scale)
     }
 
-    var size: CGSize { CGSize(width: Self.width, height: featureHeight + Self.textAreaHeight) }
+    private static func cardSize(photoSize: CGSize) -> CGSize {
+        CGSize(width: CardDeck.cardWidth, height: CardDeck.cardHeight(imageSize: photoSize))
+    }
 
     /// The card at `scale` pixels per point; nil if cancelled.
     func draw(scale: CGFloat, isCancelled: () -> Bool = { false }) throws(FontError) -> Bitmap? {
@@ -70,7 +71,7 @@ struct CardArtist: Sendable {
                                    width: size.width - 40, maximumNumberOfLines: 1, scale: scale)
         title.draw(in: context, at: CGPoint(x: 20, y: feature.maxY - 20 - title.size.height))
         let lineHeight = try FontRegistry.shared.metrics(of: Self.descriptionFont, scale: scale).lineHeight
-        let available = Self.textAreaHeight - 40
+        let available = CardDeck.textAreaHeight - 40
         let text = try TextLayout(AttributedString(description, font: Self.descriptionFont, color: .white, shadow: Self.textShadow),
                                   width: size.width - 48, maximumNumberOfLines: max(1, Int(available / lineHeight)),
                                   scale: scale)

@@ -78,8 +78,8 @@ struct DisplayBenchmark {
                 let nodes = (0..<cardsPerRound).map { i in
                     let node = PreparedCardNode(bitmap: bitmap)
                     node.isTransactionContainer = true
-                    node.frame = CGRect(x: CGFloat(i % 4) * 330, y: CGFloat(i / 4) * 400,
-                                        width: CardArtist.width, height: artist.size.height)
+                    node.frame = CGRect(origin: CGPoint(x: CGFloat(i % 4) * 330, y: CGFloat(i / 4) * 400),
+                                        size: artist.size)
                     return node
                 }
                 app.rootLayer.setSublayers(nodes.map(\.layer))
