@@ -70,17 +70,22 @@ struct CardArtist: Sendable {
         let title = try TextLayout(AttributedString(name, font: Self.titleFont, color: .white, shadow: Self.textShadow),
                                    width: size.width - 40, maximumNumberOfLines: 1, scale: scale)
         title.draw(in: context, at: CGPoint(x: 20, y: feature.maxY - 20 - title.size.height))
-        let lineHeight = try FontRegistry.shared.metrics(of: Self.descriptionFont, scale: scale).lineHeight
-        let available = CardDeck.textAreaHeight - 40
-        let text = try TextLayout(AttributedString(description, font: Self.descriptionFont, color: .white, shadow: Self.textShadow),
-                                  width: size.width - 48, maximumNumberOfLines: max(1, Int(available / lineHeight)),
-                                  scale: scale)
-        text.draw(in: context, at: CGPoint(x: 24, y: feature.maxY + 20))
+        try descriptionLayout(scale: scale).draw(in: context, at: CGPoint(x: 24, y: feature.maxY + 20))
 
         // The border: one pixel, whatever the scale.
         let pixel = 1 / scale
         context.stroke(CGRect(origin: .zero, size: size).insetBy(dx: pixel / 2, dy: pixel / 2), with: Self.borderColor,
                        lineWidth: pixel)
         return context.makeBitmap()
+    }
+
+    /// The description as the card draws it: 24 pt in from either side of the text area, as
+    /// many whole lines as fit between 20 pt margins above and below.
+    func descriptionLayout(scale: CGFloat) throws(FontError) -> TextLayout {
+        let lineHeight = try FontRegistry.shared.metrics(of: Self.descriptionFont, scale: scale).lineHeight
+        let available = CardDeck.textAreaHeight - 40
+        return try TextLayout(AttributedString(description, font: Self.descriptionFont, color: .white, shadow: Self.textShadow),
+                              width: size.width - 48, maximumNumberOfLines: max(1, Int(available / lineHeight)),
+                              scale: scale)
     }
 }

@@ -38,8 +38,6 @@ struct GraphicsBenchmark {
         let background1x = Resampler.resize(photo, toPixelWidth: Int(cardSize.width), pixelHeight: Int(cardSize.height))
         let background2x = Resampler.resize(photo, toPixelWidth: Int(cardSize.width * 2),
                                             pixelHeight: Int(cardSize.height * 2)).withScale(2)
-        let description = AttributedString(artist.description, font: CardArtist.descriptionFont, color: .white,
-                                           shadow: CardArtist.textShadow)
 
         var results: [String: Result] = [:]
         func measure(_ name: String, _ body: () throws -> Void) throws(UserFacingError) {
@@ -69,8 +67,9 @@ struct GraphicsBenchmark {
                                   saturationDeltaFactor: CardArtist.blurSaturation)
         }
         try measure("text_description") {
-            let context = GraphicsContext(size: CGSize(width: 272, height: 260), scale: 1, fill: .black)
-            let layout = try TextLayout(description, width: 272, maximumNumberOfLines: 13, scale: 1)
+            let layout = try artist.descriptionLayout(scale: 1)
+            let context = GraphicsContext(size: CGSize(width: layout.width, height: CardDeck.textAreaHeight - 40),
+                                          scale: 1, fill: .black)
             layout.draw(in: context, at: .zero)
         }
         try measure("card_1x") { _ = try artist.draw(scale: 1) }
