@@ -194,7 +194,7 @@ public final class GraphicsContext {
         pixels.withUnsafeMutableBufferPointer { buffer in
             let base = buffer.baseAddress!
             for j in box.y0..<box.y1 {
-                guard rowCoverage(j, shape: shape, minus: hole, box: box) else { continue }
+                rowCoverage(j, shape: shape, minus: hole, box: box)
                 Self.blend(color: paint, row: base + j * w * 4, coverage: coverage, box: box)
             }
         }
@@ -269,7 +269,7 @@ public final class GraphicsContext {
                 bitmap.pixels.withUnsafeBufferPointer { source in
                     let base = buffer.baseAddress!, src = source.baseAddress!
                     for j in box.y0..<box.y1 {
-                        guard rowCoverage(j, shape: shape, minus: nil, box: box) else { continue }
+                        rowCoverage(j, shape: shape, minus: nil, box: box)
                         let srcRow = src + (j + dy) * bpr + (box.x0 + dx) * 4
                         if mask == nil {
                             Self.blend(image: srcRow, row: base + j * w * 4, coverage: coverage, box: box)
@@ -290,7 +290,7 @@ public final class GraphicsContext {
             let base = buffer.baseAddress!
             SeparableResampler.run(bitmap, x: xw, y: yw) { o, values in
                 let j = box.y0 + o
-                guard rowCoverage(j, shape: shape, minus: nil, box: box) else { return }
+                rowCoverage(j, shape: shape, minus: nil, box: box)
                 let row = base + j * w * 4
                 if mask == nil {
                     Self.blend(pixels: values, row: row, coverage: coverage, box: box)
@@ -328,7 +328,7 @@ public final class GraphicsContext {
         pixels.withUnsafeMutableBufferPointer { buffer in
             let base = buffer.baseAddress!
             for j in box.y0..<box.y1 {
-                guard rowCoverage(j, shape: shape, minus: nil, box: box) else { continue }
+                rowCoverage(j, shape: shape, minus: nil, box: box)
                 let row = base + j * w * 4
                 let rowT = b * (Double(j) + 0.5) + c
                 for i in box.x0..<box.x1 {
@@ -406,8 +406,8 @@ public final class GraphicsContext {
     }
 
     /// Fills `coverage[box.x0..<box.x1]` with `k = coverage * clip * alpha` (0...1) for row `j` of
-    /// `shape` minus `hole`. Returns false when the row is untouched.
-    private func rowCoverage(_ j: Int, shape: RoundShape, minus hole: RoundShape?, box: PixelBox) -> Bool {
+    /// `shape` minus `hole` (0 where the row is untouched; the blends skip those pixels).
+    private func rowCoverage(_ j: Int, shape: RoundShape, minus hole: RoundShape?, box: PixelBox) {
         beginRow(box)
         shape.accumulate(row: j, clip: state.clip, weight: 1, box: box, coverage: coverage, steps: coverageSteps)
         hole?.accumulate(row: j, clip: state.clip, weight: -1, box: box, coverage: coverage, steps: coverageSteps)
@@ -422,7 +422,6 @@ public final class GraphicsContext {
         } else {
             for i in box.x0..<box.x1 { coverage[i] = min(1, max(0, coverage[i])) * alpha }
         }
-        return true
     }
 
     // MARK: - Compositing
