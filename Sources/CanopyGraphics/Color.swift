@@ -58,6 +58,13 @@ public struct Color: Sendable, Hashable, CustomStringConvertible {
         (Color.byte(red * alpha), Color.byte(green * alpha), Color.byte(blue * alpha), Color.byte(alpha))
     }
 
+    /// Premultiplied components as Floats 0...255, unrounded (unlike `premultipliedRGBA8`): the
+    /// paint `GraphicsContext` blends with and gradients interpolate.
+    var premultipliedFloats: SIMD4<Float> {
+        let a = Float(alpha)
+        return SIMD4(Float(red) * a * 255, Float(green) * a * 255, Float(blue) * a * 255, a * 255)
+    }
+
     public var description: String {
         String(format: "Color(r: %.3f, g: %.3f, b: %.3f, a: %.3f)", red, green, blue, alpha)
     }

@@ -54,9 +54,7 @@ struct GradientSampler {
             .sorted { $0.element.loc != $1.element.loc ? $0.element.loc < $1.element.loc : $0.offset < $1.offset }
         for (_, stop) in sorted {
             locations.append(stop.loc)
-            let c = stop.color
-            let a = Float(c.alpha)
-            colors.append(SIMD4(Float(c.red) * a * 255, Float(c.green) * a * 255, Float(c.blue) * a * 255, a * 255))
+            colors.append(stop.color.premultipliedFloats)
         }
     }
 

@@ -186,7 +186,7 @@ public final class GraphicsContext {
     }
 
     private func fillShapes(_ shape: RoundShape, minus hole: RoundShape?, color: Color) {
-        let paint = Self.premultiplied(color)
+        let paint = color.premultipliedFloats
         guard paint.w > 0, state.alpha > 0 else { return }
         let box = state.clipBox.intersection(shape.bounds.pixelBox)
         guard !box.isEmpty else { return }
@@ -251,7 +251,7 @@ public final class GraphicsContext {
         guard !box.isEmpty else { return }
         var solid = SIMD4<Float>(repeating: 0)
         if let mask {
-            solid = Self.premultiplied(mask)
+            solid = mask.premultipliedFloats
             guard solid.w > 0 else { return }
         }
         let w = pixelWidth
@@ -425,12 +425,6 @@ public final class GraphicsContext {
     }
 
     // MARK: - Compositing
-
-    /// The colour premultiplied, components 0...255.
-    private static func premultiplied(_ color: Color) -> SIMD4<Float> {
-        let a = Float(color.alpha)
-        return SIMD4(Float(color.red) * a * 255, Float(color.green) * a * 255, Float(color.blue) * a * 255, a * 255)
-    }
 
     /// Source-over of premultiplied `src` (0...255) with weight `k` onto the pixel at `p`.
     @inline(__always)
