@@ -1,8 +1,8 @@
 import Foundation
 
-// The resampling the effects need: shrinking by an integer factor (area average), growing back
-// bilinearly, and stretching a mask's alpha. Private stand-ins for what the contract's
-// `Resampler` will offer in general; kept here so ImageEffects works on its own.
+// The resampling the effects need: shrinking by an integer factor (area average) and growing
+// back bilinearly, on the blur's bordered 8.8 fixed-point planes; and stretching a mask's alpha
+// with `Resampler`'s filter taps (`AxisWeights`), one channel instead of four.
 
 extension ImageEffects {
     /// The image shrunk by `factor`, with a one-pixel border: plane pixel (i, j) for 1 <= i <= sw,
@@ -139,36 +139,6 @@ extension ImageEffects {
         return SIMD4<UInt8>(truncatingIfNeeded: bits)
     }
 
-    /// One axis of a stretch from `source` to `destination` pixels: area average when shrinking,
-    /// bilinear between pixel centres when growing. Output pixel p reads source pixels
-    /// `start[p] ..< start[p] + count[p]` with weights `weights[offset[p]...]` (summing to 1).
-    struct StretchAxis {
-        var start: [Int] = [], count: [Int] = [], offset: [Int] = [], weights: [Float] = []
-
-        init(source: Int, destination: Int) {
-            let scale = Double(source) / Double(destination)
-            for p in 0..<destination {
-                offset.append(weights.count)
-                if destination < source {
-                    let lo = Double(p) * scale, hi = Double(p + 1) * scale
-                    let first = Int(lo.rounded(.down)), last = min(source - 1, Int((hi - 1e-9).rounded(.down)))
-                    start.append(first)
-                    count.append(last - first + 1)
-                    for i in first...last {
-                        weights.append(Float((min(hi, Double(i + 1)) - max(lo, Double(i))) / scale))
-                    }
-                } else if source == 1 {
-                    start.append(0); count.append(1); weights.append(1)
-                } else {
-                    let position = min(max((Double(p) + 0.5) * scale - 0.5, 0), Double(source - 1))
-                    let first = min(Int(position.rounded(.down)), source - 2)
-                    let t = Float(position - Double(first))
-                    start.append(first); count.append(2); weights += [1 - t, t]
-                }
-            }
-        }
-    }
-
     /// The alpha channel of `mask` stretched to width x height (rows packed). Nil if cancelled.
     static func stretchedAlpha(of mask: Bitmap, toWidth width: Int, height: Int,
                                isCancelled: () -> Bool) -> [UInt8]? {
@@ -188,8 +158,10 @@ extension ImageEffects {
             }
             return cancelled ? nil : alpha
         }
-        let columns = StretchAxis(source: mask.width, destination: width)
-        let rows = StretchAxis(source: mask.height, destination: height)
+        let columns = AxisWeights(outputs: 0..<width, destination: 0...Double(width),
+                                  source: 0...Double(mask.width), sourceCount: mask.width)
+        let rows = AxisWeights(outputs: 0..<height, destination: 0...Double(height),
+                               source: 0...Double(mask.height), sourceCount: mask.height)
         // Horizontally first, each mask row to `width` values; then each output row from those.
         var wide = [Float](repeating: 0, count: width * mask.height)
         var line = [Float](repeating: 0, count: width)
@@ -204,16 +176,16 @@ extension ImageEffects {
                             let s = src.baseAddress! + y * mask.bytesPerRow + 3, d = wideBase + y * width
                             for x in 0..<width {
                                 var v: Float = 0
-                                let first = columns.start[x], o = columns.offset[x]
-                                for k in 0..<columns.count[x] { v += columns.weights[o + k] * Float(s[(first + k) * 4]) }
+                                let first = columns.first[x], o = x * columns.stride
+                                for k in 0..<columns.taps[x] { v += columns.weights[o + k] * Float(s[(first + k) * 4]) }
                                 d[x] = v
                             }
                         }
                         for y in 0..<height {
                             if y % pollRows == 0, isCancelled() { cancelled = true; return }
                             for x in 0..<width { acc[x] = 0 }
-                            for k in 0..<rows.count[y] {
-                                let w = rows.weights[rows.offset[y] + k], r = wideBase + (rows.start[y] + k) * width
+                            for k in 0..<rows.taps[y] {
+                                let w = rows.weights[y * rows.stride + k], r = wideBase + (rows.first[y] + k) * width
                                 for x in 0..<width { acc[x] += w * r[x] }
                             }
                             let d = out.baseAddress! + y * width
