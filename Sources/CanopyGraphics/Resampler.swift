@@ -1,6 +1,8 @@
 import Foundation
 
-/// High-quality scaling of whole bitmaps (used by draw(_:in:) and by the image decoder).
+/// High-quality scaling of whole bitmaps. Its filter taps (`AxisWeights`) also serve
+/// `GraphicsContext.draw(_:in:)` and the blur's mask stretch; the image decoder has its own
+/// streaming area average (`AreaDownscaler`), which never holds the whole source.
 ///
 /// Each axis is filtered on its own (horizontal pass, then vertical pass), with the weights of
 /// every output column and row computed once:
