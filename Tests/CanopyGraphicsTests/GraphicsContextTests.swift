@@ -602,12 +602,24 @@ final class GraphicsContextTests: XCTestCase {
         // x 2 ... 6, so the vertical boundary (image x 4) lands at device -4 + 16 = 12; the horizontal
         // one at device y 4 + 8 = 12. Device x 4 + i samples image x 2 + (i + 0.5) / 4 - 0.5:
         // i ≤ 5 (x ≤ 9) samples ≤ 2.875 (red columns 2 and 3), i ≥ 10 (x ≥ 14) ≥ 4.125.
+        // Between them, the blends: device x samples image x (x + 2.5) / 4, device y samples
+        // image y 4 · (y - 4 + 0.5) / 16 - 0.5 = (y - 5.5) / 4, clamped to 0 ... 3. A sample s
+        // between pixel columns 3 and 4 (rows 1 and 2) takes s - 3 (s - 1) of the right (bottom)
+        // quadrants' colour. The weights are multiples of 1/64, so every value is exact before it
+        // rounds (x.5 up).
+        func blended(_ x: Int, _ y: Int) -> [Int] {
+            let right = min(1, max(0, (Double(x) + 2.5) / 4 - 3))
+            let bottom = min(1, max(0, min(3, max(0, (Double(y) - 5.5) / 4)) - 1))
+            let mix = [(Self.red, (1 - right) * (1 - bottom)), (Self.green, right * (1 - bottom)),
+                       (Self.blue, (1 - right) * bottom), (Self.yellow, right * bottom)]
+            return (0..<4).map { c in Int((mix.reduce(0) { $0 + Double($1.0[c]) * $1.1 } + 0.5).rounded(.down)) }
+        }
         let b = drawQuadrants(.aspectFill)
         assertAllPixels(b) { x, y in
             guard (4..<20).contains(x), (4..<20).contains(y) else { return Self.clear }
             let cx = x <= 9 ? 0 : (x >= 14 ? 1 : -1)
             let cy = y <= 9 ? 0 : (y >= 14 ? 1 : -1)
-            if cx < 0 || cy < 0 { return self.pixel(b, x, y) }  // blends near the boundaries: checked below
+            if cx < 0 || cy < 0 { return blended(x, y) }  // near the boundaries
             return self.quadrantColor(cx * 4, cy * 2, 8, 4)
         }
         // Corners of the rect are covered (nothing letterboxed).
