@@ -1,8 +1,9 @@
+import CanopyGraphics
 import Foundation
 import XCTest
 
 /// What the graphics tests share: where the project's photos are, ImageMagick for generating
-/// test images, and a scratch folder per test.
+/// test images, a checkerboard, and a scratch folder per test.
 enum Fixtures {
     /// Resources/images at the package root, three levels above this file.
     static let imagesDirectory = URL(fileURLWithPath: #filePath)
@@ -13,6 +14,21 @@ enum Fixtures {
 
     /// ImageMagick's convert (the one on PATH may be a stand-in).
     static let convertPath = "/usr/bin/convert"
+
+    /// An opaque 1-pixel black and white checkerboard, white at (0, 0): the worst case for
+    /// moiré when shrunk.
+    static func checkerboard(width w: Int, height h: Int) -> Bitmap {
+        var bytes = [UInt8](repeating: 255, count: w * h * 4)
+        bytes.withUnsafeMutableBufferPointer { p in
+            for y in 0..<h {
+                for x in 0..<w where (x + y) & 1 == 1 {
+                    let i = (y * w + x) * 4
+                    p[i] = 0; p[i + 1] = 0; p[i + 2] = 0
+                }
+            }
+        }
+        return Bitmap(width: w, height: h, pixels: bytes)
+    }
 
     /// A new empty folder for one test's files, named after it.
     static func makeScratch(_ name: String) throws -> URL {

@@ -1097,22 +1097,8 @@ final class GraphicsContextQualityTests: XCTestCase {
         XCTAssertEqual(pixel(c.makeBitmap(), 0, 0), [255, 255, 255, 255])
     }
 
-    /// Opaque black and white 1-pixel checks.
-    private func checkerboard(width: Int, height: Int) -> Bitmap {
-        var bytes = [UInt8](repeating: 255, count: width * height * 4)
-        bytes.withUnsafeMutableBufferPointer { p in
-            for y in 0..<height {
-                for x in 0..<width where (x + y) % 2 == 1 {
-                    let i = (y * width + x) * 4
-                    p[i] = 0; p[i + 1] = 0; p[i + 2] = 0
-                }
-            }
-        }
-        return Bitmap(width: width, height: height, pixels: bytes)
-    }
-
     func testDrawingAShrunkCheckerboardShowsNoPattern() {
-        let source = checkerboard(width: 1920, height: 1080)
+        let source = Fixtures.checkerboard(width: 1920, height: 1080)
         // 6 x 6 checks per pixel, 18 white: 127.5 everywhere.
         let c = GraphicsContext(pixelWidth: 320, pixelHeight: 180)
         c.draw(source, in: CGRect(x: 0, y: 0, width: 320, height: 180), contentMode: .aspectFill)

@@ -39,23 +39,11 @@ final class ResamplerTests: XCTestCase {
 
     // MARK: - Shrinking
 
-    /// A 1-px black and white checkerboard, opaque.
-    static func checkerboard(width w: Int, height h: Int) -> Bitmap {
-        var bytes = [UInt8](repeating: 255, count: w * h * 4)
-        for y in 0..<h {
-            for x in 0..<w where (x + y) & 1 == 1 {
-                let i = (y * w + x) * 4
-                bytes[i] = 0; bytes[i + 1] = 0; bytes[i + 2] = 0
-            }
-        }
-        return Bitmap(width: w, height: h, pixels: bytes)
-    }
-
     func testCheckerboardDownscaleIsFlatGrey() {
         // A 1-px black/white checkerboard, 1920x1080 → 320x180: exactly 6x6 source pixels per output
         // pixel, 18 black and 18 white → 255 * 18 / 36 = 127.5, so 127 or 128 after Float rounding,
         // the same everywhere (no moiré, no pattern).
-        let checkerboard = Self.checkerboard(width: 1920, height: 1080)
+        let checkerboard = Fixtures.checkerboard(width: 1920, height: 1080)
         let out = Resampler.resize(checkerboard, toPixelWidth: 320, pixelHeight: 180)
         XCTAssertEqual(out.width, 320)
         XCTAssertEqual(out.height, 180)
@@ -79,7 +67,7 @@ final class ResamplerTests: XCTestCase {
         // interval the integral of s lies within [-1, 1], so over the rectangle the product term
         // averages to at most 1 / (a * b) = 1 / 33.3 in size: every output is 127.5 ± 3.83,
         // i.e. 124 ... 131 after rounding. Point sampling would give 0 or 255 (aliasing).
-        let checkerboard = Self.checkerboard(width: 1920, height: 1080)
+        let checkerboard = Fixtures.checkerboard(width: 1920, height: 1080)
         let out = Resampler.resize(checkerboard, toPixelWidth: 333, pixelHeight: 187)
         var lo = 255, hi = 0
         for y in 0..<out.height {
