@@ -30,8 +30,8 @@ public enum ImageEffects {
     ///   or with a mask they differ.
     ///
     /// The result has the input's pixel size and scale. `isCancelled` is polled at the start and
-    /// then every 0.05 to 0.15 ms of work; once it returns true the call returns nil at once,
-    /// without polling again. Any thread may call this, several at a time.
+    /// then every 0.03 to 0.07 ms of work (release build); once it returns true the call returns
+    /// nil at once, without polling again. Any thread may call this, several at a time.
     ///
     /// `allowsDownscaling: false` always blurs at full resolution (the naive path, for
     /// comparisons); the default takes the shrink-blur-grow shortcut where it is within bound.
@@ -60,8 +60,9 @@ public enum ImageEffects {
     static let maximumBoxSize = 32767
 
     /// Work between two polls of `isCancelled`, in pixel passes (one pixel through one box pass
-    /// or one resampling step): 0.05 to 0.15 ms where measured (a 1920 x 1080 blur polls about
-    /// 500 times), far inside the 2 ms a cancel may take.
+    /// or one resampling step): 0.03 to 0.07 ms where measured (median and 90th percentile of the
+    /// gaps in a release build, 99 % within 0.11 ms; a 1920 x 1080 blur polls 512 times), far
+    /// inside the 2 ms a cancel may take.
     static let pollPixelBudget = 32768
 
     /// The recipe's box size for a blur radius in pixels: floor(r * 3 * sqrt(2 pi) / 4 + 0.5),
