@@ -104,14 +104,11 @@ public final class FontRegistry: Sendable {
         }
     }
 
-    /// Vertical metrics of a font at a scale, in points.
+    /// Vertical metrics of a font at a scale, in points (those its handle read when it opened).
     public func metrics(of font: Font, scale: CGFloat = 1) throws(FontError) -> FontMetrics {
         let handle = try handle(for: font, scale: scale)
-        return handle.withFont { ttf in
-            FontMetrics(ascent: CGFloat(TTF_FontAscent(ttf)) / scale,
-                        descent: CGFloat(-TTF_FontDescent(ttf)) / scale,
-                        lineHeight: CGFloat(TTF_FontLineSkip(ttf)) / scale)
-        }
+        return FontMetrics(ascent: CGFloat(handle.ascent) / scale, descent: CGFloat(handle.descent) / scale,
+                           lineHeight: CGFloat(handle.lineSkip) / scale)
     }
 
     /// The width in points of one line of text.
