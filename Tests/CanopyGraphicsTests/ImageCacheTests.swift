@@ -257,21 +257,30 @@ final class ImageCacheRemovalTests: XCTestCase {
         let key = ImageCache.Key(path: "/photos/a.png", fitting: nil)
         let firstStarted = DispatchSemaphore(value: 0), releaseFirst = DispatchSemaphore(value: 0)
         let old = Bitmap(width: 1, height: 1, fill: .red), new = Bitmap(width: 1, height: 1, fill: .blue)
-        let firstResult = Box<Bitmap?>(nil)
-        let first = Thread {
+        let firstResult = Box<Bitmap?>(nil), firstDone = DispatchSemaphore(value: 0)
+        Thread {
             firstResult.value = try? cache.bitmap(for: key) { () throws(ImageError) -> Bitmap in
                 firstStarted.signal()
                 releaseFirst.wait()
                 return old
             }
-        }
-        first.start()
+            firstDone.signal()
+        }.start()
         firstStarted.wait()
         cache.removeBitmaps(forPath: "/photos/a.png") // the file changed while it was decoding
-        let second = try cache.bitmap(for: key) { () throws(ImageError) -> Bitmap in new }
-        XCTAssertTrue(second === new, "a fresh load, not the stale one")
+        // On its own thread: had it joined the stale load it would wait for releaseFirst, which
+        // only comes after it returns. (Hang guards of 30 s, not timing checks.)
+        let secondResult = Box<Bitmap?>(nil), secondDone = DispatchSemaphore(value: 0)
+        Thread {
+            secondResult.value = try? cache.bitmap(for: key) { () throws(ImageError) -> Bitmap in new }
+            secondDone.signal()
+        }.start()
+        let joinedStaleLoad = secondDone.wait(timeout: .now() + 30) == .timedOut
         releaseFirst.signal()
-        while firstResult.value == nil { Thread.sleep(forTimeInterval: 0.005) }
+        if joinedStaleLoad { _ = secondDone.wait(timeout: .now() + 30) }
+        XCTAssertFalse(joinedStaleLoad, "the second request waited for the stale load")
+        XCTAssertTrue(secondResult.value === new, "a fresh load, not the stale one")
+        XCTAssertEqual(firstDone.wait(timeout: .now() + 30), .success, "the first load never returned")
         XCTAssertTrue(firstResult.value === old, "the first caller still gets its own result")
         XCTAssertTrue(cache.cachedBitmap(for: key) === new, "and the stale one is not cached over the new")
     }
