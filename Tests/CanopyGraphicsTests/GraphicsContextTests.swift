@@ -54,13 +54,7 @@ final class GraphicsContextTests: XCTestCase {
         var bytes = [UInt8](repeating: 0, count: width * height * 4)
         for y in 0..<height {
             for x in 0..<width {
-                let c: [Int]
-                switch (x < width / 2, y < height / 2) {
-                case (true, true): c = Self.red
-                case (false, true): c = Self.green
-                case (true, false): c = Self.blue
-                case (false, false): c = Self.yellow
-                }
+                let c = quadrantColor(x, y, width, height)
                 for k in 0..<4 { bytes[(y * width + x) * 4 + k] = UInt8(c[k]) }
             }
         }
