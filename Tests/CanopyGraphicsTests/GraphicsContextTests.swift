@@ -71,6 +71,20 @@ final class GraphicsContextTests: XCTestCase {
         }
     }
 
+    /// Checks that `b` shows the `width` x `height` quadrant image pixel for pixel with its
+    /// top-left at device (ox, oy), only where it overlaps `visible` (device pixels; everywhere by
+    /// default), and nothing elsewhere.
+    private func assertShowsQuadrants(_ b: Bitmap, at ox: Int, _ oy: Int, width: Int = 8, height: Int = 4,
+                                      visible: (x: Range<Int>, y: Range<Int>)? = nil,
+                                      file: StaticString = #filePath, line: UInt = #line) {
+        assertAllPixels(b, file: file, line: line) { x, y in
+            let (u, v) = (x - ox, y - oy)
+            guard (0..<width).contains(u), (0..<height).contains(v),
+                  visible.map({ $0.x.contains(x) && $0.y.contains(y) }) ?? true else { return Self.clear }
+            return self.quadrantColor(u, v, width, height)
+        }
+    }
+
     // MARK: - Size
 
     func testSizeAndPixelCount() {
@@ -515,12 +529,7 @@ final class GraphicsContextTests: XCTestCase {
             (.topLeft, 4, 4), (.topRight, 12, 4), (.bottomLeft, 4, 16), (.bottomRight, 12, 16),
         ]
         for (mode, ox, oy) in origins {
-            let b = drawQuadrants(mode)
-            assertAllPixels(b) { x, y in
-                let (u, v) = (x - ox, y - oy)
-                guard (0..<8).contains(u), (0..<4).contains(v) else { return Self.clear }
-                return self.quadrantColor(u, v, 8, 4)
-            }
+            assertShowsQuadrants(drawQuadrants(mode), at: ox, oy)
         }
     }
 
@@ -529,10 +538,7 @@ final class GraphicsContextTests: XCTestCase {
         // [4, 10) x [4, 6). Device x 4 ... 9 shows image x 1 ... 6 (red/blue for < 4, so device
         // x < 7); device y 4 shows image row 1 (top), y 5 row 2 (bottom).
         let b = drawQuadrants(.center, rect: CGRect(x: 4, y: 4, width: 6, height: 2))
-        assertAllPixels(b) { x, y in
-            guard (4..<10).contains(x), (4..<6).contains(y) else { return Self.clear }
-            return self.quadrantColor(x - 3, y - 3, 8, 4)
-        }
+        assertShowsQuadrants(b, at: 3, 3, visible: (4..<10, 4..<6))
     }
 
     func testScaleToFill() {
@@ -585,10 +591,7 @@ final class GraphicsContextTests: XCTestCase {
         // 8x4 into (4, 4, 16, 4): scale min(2, 1) = 1 → 8x4 at x 4 + (16 - 8) / 2 = 8, y 4:
         // pixel-aligned and the same size, so the pixels are copied exactly.
         let b = drawQuadrants(.aspectFit, rect: CGRect(x: 4, y: 4, width: 16, height: 4))
-        assertAllPixels(b) { x, y in
-            guard (8..<16).contains(x), (4..<8).contains(y) else { return Self.clear }
-            return self.quadrantColor(x - 8, y - 4, 8, 4)
-        }
+        assertShowsQuadrants(b, at: 8, 4)
     }
 
     func testAspectFillCropsAndCovers() {
@@ -629,31 +632,26 @@ final class GraphicsContextTests: XCTestCase {
     func testAspectFillWithEmptyCropRectOrigin() {
         // 8x4 into (0, 0, 4, 4): scale max(0.5, 1) = 1 → 8x4, overflowing by 4 horizontally, placed at
         // x (4 - 8) * origin.x. Whole pixels and same size: exact copies.
-        func draw(_ origin: CGPoint) -> Bitmap {
+        let wide = quadrants(width: 8, height: 4), tall = quadrants(width: 4, height: 8)
+        func draw(_ image: Bitmap, _ origin: CGPoint) -> Bitmap {
             let c = GraphicsContext(pixelWidth: 4, pixelHeight: 4)
-            c.draw(quadrants(width: 8, height: 4), in: CGRect(x: 0, y: 0, width: 4, height: 4),
+            c.draw(image, in: CGRect(x: 0, y: 0, width: 4, height: 4),
                    contentMode: .aspectFill, cropRect: CGRect(origin: origin, size: .zero))
             return c.makeBitmap()
         }
         // (0, 0): left edge kept → image x 0 ... 4: red over blue.
-        assertAllPixels(draw(.zero)) { _, y in y < 2 ? Self.red : Self.blue }
+        assertAllPixels(draw(wide, .zero)) { _, y in y < 2 ? Self.red : Self.blue }
         // (1, 1): right edge kept → image x 4 ... 8: green over yellow.
-        assertAllPixels(draw(CGPoint(x: 1, y: 1))) { _, y in y < 2 ? Self.green : Self.yellow }
+        assertAllPixels(draw(wide, CGPoint(x: 1, y: 1))) { _, y in y < 2 ? Self.green : Self.yellow }
         // Default (0.5, 0.5): x -2 → image x 2 ... 6: red | green.
         let c = GraphicsContext(pixelWidth: 4, pixelHeight: 4)
-        c.draw(quadrants(width: 8, height: 4), in: CGRect(x: 0, y: 0, width: 4, height: 4), contentMode: .aspectFill)
-        assertAllPixels(c.makeBitmap()) { x, y in self.quadrantColor(x + 2, y, 8, 4) }
+        c.draw(wide, in: CGRect(x: 0, y: 0, width: 4, height: 4), contentMode: .aspectFill)
+        assertShowsQuadrants(c.makeBitmap(), at: -2, 0)
 
         // Vertically, with a 4x8 image: y (4 - 8) * origin.y.
-        func drawTall(_ origin: CGPoint) -> Bitmap {
-            let c = GraphicsContext(pixelWidth: 4, pixelHeight: 4)
-            c.draw(quadrants(width: 4, height: 8), in: CGRect(x: 0, y: 0, width: 4, height: 4),
-                   contentMode: .aspectFill, cropRect: CGRect(origin: origin, size: .zero))
-            return c.makeBitmap()
-        }
         // (0, 0): top → red | green.  (1, 1): bottom → blue | yellow.
-        assertAllPixels(drawTall(.zero)) { x, _ in x < 2 ? Self.red : Self.green }
-        assertAllPixels(drawTall(CGPoint(x: 1, y: 1))) { x, _ in x < 2 ? Self.blue : Self.yellow }
+        assertAllPixels(draw(tall, .zero)) { x, _ in x < 2 ? Self.red : Self.green }
+        assertAllPixels(draw(tall, CGPoint(x: 1, y: 1))) { x, _ in x < 2 ? Self.blue : Self.yellow }
     }
 
     func testCropRectFeaturesTheRightHalf() {
@@ -694,17 +692,11 @@ final class GraphicsContextTests: XCTestCase {
         // At 1x, topLeft: 4x2 device pixels, each the area average of 2x2 image pixels of one quadrant.
         let c = GraphicsContext(pixelWidth: 6, pixelHeight: 4)
         c.draw(image, in: CGRect(x: 0, y: 0, width: 6, height: 4), contentMode: .topLeft)
-        assertAllPixels(c.makeBitmap()) { x, y in
-            guard x < 4, y < 2 else { return Self.clear }
-            return self.quadrantColor(x, y, 4, 2)
-        }
+        assertShowsQuadrants(c.makeBitmap(), at: 0, 0, width: 4, height: 2)
         // At 2x, bottomRight of (0, 0, 6, 4) pt: frame (2, 2, 4, 2) pt = device (4, 4, 8, 4): copied.
         let d = GraphicsContext(pixelWidth: 12, pixelHeight: 8, scale: 2)
         d.draw(image, in: CGRect(x: 0, y: 0, width: 6, height: 4), contentMode: .bottomRight)
-        assertAllPixels(d.makeBitmap()) { x, y in
-            guard x >= 4, y >= 4 else { return Self.clear }
-            return self.quadrantColor(x - 4, y - 4, 8, 4)
-        }
+        assertShowsQuadrants(d.makeBitmap(), at: 4, 4)
     }
 
     func testDrawDownscalesByAreaAveraging() {
