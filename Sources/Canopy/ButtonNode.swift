@@ -77,8 +77,6 @@ open class ButtonNode: ControlNode, @unchecked Sendable {
         var contentVerticalAlignment = VerticalAlignment.center
         var contentEdgeInsets = EdgeInsets.zero
         var imageAlignment = ImageAlignment.beginning
-        /// A change made off the main thread owes the loaded button a relayout at the next turn.
-        var relayoutOwed = false
     }
 
     /// The title shown for the current state.
@@ -89,6 +87,8 @@ open class ButtonNode: ControlNode, @unchecked Sendable {
     public let backgroundImageNode = ImageNode()
 
     private let storage = Mutex(Storage())
+    /// A change made off the main thread owes the loaded button a relayout at the next turn.
+    private let relayout = CoalescedMainThreadWork()
     /// Serialises choosing the shown content and handing it to the subnodes, so the last update
     /// to run, whichever thread it runs on, shows the latest content for the latest state.
     private let contentUpdate = Mutex(())
@@ -318,27 +318,11 @@ open class ButtonNode: ControlNode, @unchecked Sendable {
         setNeedsLayout()
         if Thread.isMainThread {
             MainActor.assumeIsolated {
-                let owed = storage.withLock { s in
-                    defer { s.relayoutOwed = false }
-                    return s.relayoutOwed
-                }
+                let owed = relayout.takePending()
                 if hadLayout || owed { relayoutContent() }
             }
-        } else if isNodeLoaded {
-            let post = storage.withLock { s -> Bool in
-                guard hadLayout, !s.relayoutOwed else { return false }
-                s.relayoutOwed = true
-                return true
-            }
-            if post {
-                MainThread.perform { [self] in
-                    let owed = storage.withLock { s in
-                        defer { s.relayoutOwed = false }
-                        return s.relayoutOwed
-                    }
-                    if owed { relayoutContent() }
-                }
-            }
+        } else if isNodeLoaded && hadLayout {
+            relayout.post { [self] in relayoutContent() }
         }
     }
 

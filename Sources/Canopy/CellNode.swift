@@ -20,10 +20,10 @@ open class CellNode: DisplayNode, @unchecked Sendable {
         /// The values the override points last reported (main thread reads and writes them).
         var reportedSelected = false
         var reportedHighlighted = false
-        var reportPosted = false
     }
 
     private let storage = Mutex(Storage())
+    private let stateReport = CoalescedMainThreadWork()
 
     public override init() {
         super.init()
@@ -79,23 +79,13 @@ open class CellNode: DisplayNode, @unchecked Sendable {
             s[keyPath: flag] = value
             return true
         }
-        guard changed else { return }
-        if Thread.isMainThread {
-            MainActor.assumeIsolated { report() }
-        } else {
-            let post = storage.withLock { s -> Bool in
-                defer { s.reportPosted = true }
-                return !s.reportPosted
-            }
-            if post { MainThread.perform { [self] in report() } }
-        }
+        if changed { stateReport.run { [self] in report() } }
     }
 
     /// Reports each value that differs from its last report.
     @MainActor
     private func report() {
         let (selected, highlighted) = storage.withLock { s -> (Bool?, Bool?) in
-            s.reportPosted = false
             let selected = s.isSelected != s.reportedSelected ? s.isSelected : nil
             let highlighted = s.isHighlighted != s.reportedHighlighted ? s.isHighlighted : nil
             s.reportedSelected = s.isSelected

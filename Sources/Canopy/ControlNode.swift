@@ -49,8 +49,6 @@ open class ControlNode: DisplayNode, @unchecked Sendable {
         var isSelected = false
         /// The state `stateDidChange(from:)` last reported (main thread reads and writes it).
         var reported: ControlState = []
-        /// A report is posted to the main thread and has not run yet.
-        var reportPosted = false
         var isTracking = false
         var isTouchInside = false
         var expandedTrackingInset: CGFloat = 25
@@ -67,6 +65,7 @@ open class ControlNode: DisplayNode, @unchecked Sendable {
     }
 
     private let storage = Mutex(Storage())
+    private let stateReport = CoalescedMainThreadWork()
 
     public override init() {
         super.init()
@@ -130,23 +129,13 @@ open class ControlNode: DisplayNode, @unchecked Sendable {
             s[keyPath: flag] = value
             return true
         }
-        guard changed else { return }
-        if Thread.isMainThread {
-            MainActor.assumeIsolated { reportState() }
-        } else {
-            let post = storage.withLock { s -> Bool in
-                defer { s.reportPosted = true }
-                return !s.reportPosted
-            }
-            if post { MainThread.perform { [self] in reportState() } }
-        }
+        if changed { stateReport.run { [self] in reportState() } }
     }
 
     /// Reports the state if it differs from the last report; cancels a press a disabling ended.
     @MainActor
     private func reportState() {
         let (old, new, tracking) = storage.withLock { s in
-            s.reportPosted = false
             let old = s.reported
             s.reported = s.controlState
             return (old, s.reported, s.isTracking)
