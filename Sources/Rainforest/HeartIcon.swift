@@ -1,12 +1,32 @@
 import CanopyGraphics
 import Foundation
+import Synchronization
 
 /// The favourite button's heart, drawn from the classic implicit heart curve
 /// (x² + y² − 1)³ − x²y³ ≤ 0, anti-aliased by 4 x 4 supersampling: no icon font or image file is
 /// needed. Any thread.
 enum HeartIcon {
-    /// A heart `size` points square at `scale`, in `color` (straight alpha in, premultiplied out).
+    private struct Key: Hashable {
+        var size: CGFloat
+        var scale: CGFloat
+        var color: Color
+    }
+
+    /// Every heart drawn so far: each card shows the same two, so they are drawn once per scale
+    /// (a few bitmaps of a few KB; nothing is evicted).
+    private static let drawn = Mutex<[Key: Bitmap]>([:])
+
+    /// A heart `size` points square at `scale`, in `color` (straight alpha in, premultiplied out),
+    /// drawn the first time it is asked for and shared after.
     static func bitmap(size: CGFloat, scale: CGFloat, color: Color) -> Bitmap {
+        let key = Key(size: size, scale: scale, color: color)
+        if let bitmap = drawn.withLock({ $0[key] }) { return bitmap }
+        let bitmap = draw(size: size, scale: scale, color: color)
+        drawn.withLock { $0[key] = bitmap }
+        return bitmap
+    }
+
+    private static func draw(size: CGFloat, scale: CGFloat, color: Color) -> Bitmap {
         let pixels = max(1, Int((size * scale).rounded()))
         var bytes = [UInt8](repeating: 0, count: pixels * pixels * 4)
         let rgba = color.rgba8
