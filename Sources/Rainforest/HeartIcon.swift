@@ -26,10 +26,17 @@ enum HeartIcon {
         return bitmap
     }
 
+    /// The heart's coverage, as a mask, filled with `color` by `GraphicsContext`.
     private static func draw(size: CGFloat, scale: CGFloat, color: Color) -> Bitmap {
         let pixels = max(1, Int((size * scale).rounded()))
+        let context = GraphicsContext(pixelWidth: pixels, pixelHeight: pixels, scale: scale)
+        context.fill(mask: mask(pixels: pixels, scale: scale), in: CGRect(origin: .zero, size: context.size), with: color)
+        return context.makeBitmap()
+    }
+
+    /// The heart's coverage of each pixel of a `pixels`-square bitmap, in its alpha.
+    private static func mask(pixels: Int, scale: CGFloat) -> Bitmap {
         var bytes = [UInt8](repeating: 0, count: pixels * pixels * 4)
-        let rgba = color.rgba8
         let samples = 4
         for py in 0..<pixels {
             for px in 0..<pixels {
@@ -44,12 +51,7 @@ enum HeartIcon {
                         if a * a * a - x * x * y * y * y <= 0 { inside += 1 }
                     }
                 }
-                let coverage = CGFloat(inside) / CGFloat(samples * samples) * CGFloat(rgba.a) / 255
-                let i = (py * pixels + px) * 4
-                bytes[i] = UInt8((CGFloat(rgba.r) * coverage).rounded())
-                bytes[i + 1] = UInt8((CGFloat(rgba.g) * coverage).rounded())
-                bytes[i + 2] = UInt8((CGFloat(rgba.b) * coverage).rounded())
-                bytes[i + 3] = UInt8((coverage * 255).rounded())
+                bytes[(py * pixels + px) * 4 + 3] = UInt8((CGFloat(inside) / CGFloat(samples * samples) * 255).rounded())
             }
         }
         return Bitmap(width: pixels, height: pixels, scale: scale, pixels: bytes)
