@@ -41,6 +41,29 @@ final class TextLayoutCacheTests: XCTestCase {
         XCTAssertEqual(red.lines[0].segments[0].color, .red)
     }
 
+    func testKeysCompareTheCharactersAndTheAttributesRunByRun() {
+        func key(_ text: AttributedString, truncation: AttributedString = AttributedString("…")) -> TextLayoutCache.Key {
+            TextLayoutCache.Key(string: text, width: 100, maximumNumberOfLines: 0, truncationString: truncation,
+                                scale: 1, fonts: ObjectIdentifier(F.fonts))
+        }
+        XCTAssertEqual(key(F.plain("same text")), key(F.plain("same text")), "built apart, equal")
+        XCTAssertNotEqual(key(F.plain("same text")), key(F.plain("same test")), "one character")
+        XCTAssertNotEqual(key(F.plain("same text")), key(F.plain("same text", color: .red)), "an attribute")
+        var split = F.plain("same text")
+        split[split.range(of: "text")!].canopy.foregroundColor = .red
+        XCTAssertNotEqual(key(F.plain("same text")), key(split), "an attribute on part of the text")
+        var moved = F.plain("same text")
+        moved[moved.range(of: "ext")!].canopy.foregroundColor = .red
+        XCTAssertNotEqual(key(split), key(moved), "the same runs ending elsewhere")
+        XCTAssertNotEqual(key(F.plain("a")), key(F.plain("a"), truncation: AttributedString("...")), "the truncation")
+        // Equal keys hash alike.
+        XCTAssertEqual(key(split).hashValue, key({ () -> AttributedString in
+            var copy = F.plain("same text")
+            copy[copy.range(of: "text")!].canopy.foregroundColor = .red
+            return copy
+        }()).hashValue)
+    }
+
     func testTheLeastRecentlyUsedLayoutGoesFirst() throws {
         let cache = TextLayoutCache(capacity: 2)
         let a = try make(F.plain("a"), width: 50, cache: cache)
