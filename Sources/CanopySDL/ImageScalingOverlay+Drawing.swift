@@ -7,7 +7,8 @@ extension Compositor {
     static let scalingLabelColor = Color(red: 0.9, green: 0.05, blue: 0.05)
     static let scalingLabelBacking = Color(white: 1, alpha: 0.8)
 
-    /// Draws the image-scaling labels: each at its node's bottom right, 4 pt in, clipped to the node.
+    /// Draws the image-scaling labels: each at its node's bottom right, 4 pt in; a label that does
+    /// not fit inside its node is left out.
     func drawImageScalingLabels(_ labels: [ImageScalingLabel], text: TextCache, font: Font) {
         for label in labels {
             guard let bitmap = text.bitmap(label.text, font: font, color: Self.scalingLabelColor, scale: scale) else { continue }
