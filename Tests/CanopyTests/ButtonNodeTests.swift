@@ -4,15 +4,7 @@ import XCTest
 @testable import Canopy
 
 final class ButtonNodeTests: XCTestCase {
-    /// The Lato faces of Resources/fonts, in a registry of the tests' own.
-    private static let fonts: FontRegistry = {
-        let registry = FontRegistry()
-        let directory = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Resources/fonts").path
-        registry.registerFonts(inDirectory: directory)
-        return registry
-    }()
+    private static let fonts = NodeTestSupport.fonts
 
     private static let wide = SizeRange(min: .zero, max: CGSize(width: 1000, height: 1000))
     private static let icon = Bitmap(width: 20, height: 30, fill: .red)

@@ -15,15 +15,7 @@ final class ImageNodeTests: XCTestCase {
     private static let blue = Color(red: 0, green: 0, blue: 1)
     private static let green = Color(red: 0, green: 1, blue: 0)
 
-    /// The Lato faces of Resources/fonts, for the error message.
-    private static let fonts: FontRegistry = {
-        let registry = FontRegistry()
-        let directory = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Resources/fonts").path
-        registry.registerFonts(inDirectory: directory)
-        return registry
-    }()
+    private static let fonts = NodeTestSupport.fonts
 
     private var scratch: URL!
 
@@ -56,33 +48,13 @@ final class ImageNodeTests: XCTestCase {
         return Bitmap(width: width, height: height, scale: scale, pixels: pixels)
     }
 
-    /// A run loop with the shared scheduler installed at `scale`.
-    @MainActor
-    private static func makeLoop(scale: CGFloat = 1) -> (Canopy.RunLoop, TransactionGroup) {
-        let loop = Canopy.RunLoop()
-        let group = TransactionGroup(runLoop: loop)
-        DisplayScheduler.shared.install(on: loop, group: group, scale: scale)
-        return (loop, group)
-    }
-
-    /// Turns until `done()` (a hang guard of 30 s, not a timing check).
-    @MainActor
-    private static func turn(_ loop: Canopy.RunLoop, until done: () -> Bool) {
-        let start = MonotonicClock.now()
-        while !done() && MonotonicClock.now() - start < 30 {
-            loop.runTurn()
-            Thread.sleep(forTimeInterval: 0.001)
-        }
-        XCTAssertTrue(done(), "the display never landed")
-    }
-
     /// Loads `node` at `size` and turns until its contents land; returns them.
     @MainActor
     private static func display(_ node: ImageNode, size: CGSize, scale: CGFloat = 1) -> Bitmap? {
-        let (loop, _) = makeLoop(scale: scale)
+        let (loop, _) = NodeTestSupport.makeLoop(scale: scale)
         node.frame = CGRect(origin: .zero, size: size)
         let layer = node.layer
-        turn(loop) { layer.contents != nil }
+        NodeTestSupport.turn(loop) { layer.contents != nil }
         return layer.contents
     }
 
@@ -203,16 +175,16 @@ final class ImageNodeTests: XCTestCase {
 
     func testAChangedContentModeRedisplays() {
         MainActor.assumeIsolated {
-            let (loop, _) = Self.makeLoop()
+            let (loop, _) = NodeTestSupport.makeLoop()
             let node = ImageNode()
             node.image = Self.halves(width: 40, height: 20)
             node.cropRect = CGRect(x: 0, y: 0.5, width: 0, height: 0)
             node.frame = CGRect(x: 0, y: 0, width: 20, height: 20)
             let layer = node.layer
-            Self.turn(loop) { layer.contents != nil }
+            NodeTestSupport.turn(loop) { layer.contents != nil }
             XCTAssertEqual(Self.rgba(layer.contents, 17, 10), Self.redPixel)
             node.contentMode = .aspectFit
-            Self.turn(loop) { Self.rgba(layer.contents, 17, 10) == Self.bluePixel }
+            NodeTestSupport.turn(loop) { Self.rgba(layer.contents, 17, 10) == Self.bluePixel }
             XCTAssertEqual(Self.rgba(layer.contents, 10, 2), Self.clearPixel)
         }
     }
@@ -331,7 +303,7 @@ final class ImageNodeTests: XCTestCase {
 
     func testACancelledDisplayNeverSetsContents() {
         MainActor.assumeIsolated {
-            let (loop, group) = Self.makeLoop()
+            let (loop, group) = NodeTestSupport.makeLoop()
             let started = DispatchSemaphore(value: 0), gate = DispatchSemaphore(value: 0)
             let sawCancelled = Recorder<Bool>()
             let node = ImageNode()
@@ -348,7 +320,7 @@ final class ImageNodeTests: XCTestCase {
             XCTAssertEqual(started.wait(timeout: .now() + 30), .success)
             node.cancelDisplay()
             gate.signal()
-            Self.turn(loop) { group.pendingCount == 0 }
+            NodeTestSupport.turn(loop) { group.pendingCount == 0 }
             for _ in 0..<3 { loop.runTurn() }
             XCTAssertEqual(sawCancelled.all, [true], "the block saw its display cancelled")
             XCTAssertNil(layer.contents, "a cancelled display sets no contents")
@@ -356,7 +328,7 @@ final class ImageNodeTests: XCTestCase {
 
             // The next display lands.
             node.imageModificationBlock = { bitmap, _ in bitmap }
-            Self.turn(loop) { layer.contents != nil }
+            NodeTestSupport.turn(loop) { layer.contents != nil }
             XCTAssertEqual(node.imageScaleFactor, 1)
         }
     }
@@ -415,14 +387,14 @@ final class ImageNodeTests: XCTestCase {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let good = try writePNG(Self.halves(width: 20, height: 20), named: "good.png")
         MainActor.assumeIsolated {
-            let (loop, _) = Self.makeLoop()
+            let (loop, _) = NodeTestSupport.makeLoop()
             let node = ImageNode()
             node.fonts = Self.fonts
             node.imageCache = ImageCache()
             node.imagePath = path
             node.frame = CGRect(x: 0, y: 0, width: 80, height: 40)
             let layer = node.layer
-            Self.turn(loop) { layer.contents != nil }
+            NodeTestSupport.turn(loop) { layer.contents != nil }
             let error = node.lastError
             XCTAssertNotNil(error, "a corrupt file is an ImageError")
             XCTAssertFalse(error?.description.isEmpty ?? true)
@@ -430,7 +402,7 @@ final class ImageNodeTests: XCTestCase {
             XCTAssertEqual(Self.rgba(layer.contents, 0, 0), [217, 217, 217, 255])
 
             node.imagePath = good
-            Self.turn(loop) { node.lastError == nil }
+            NodeTestSupport.turn(loop) { node.lastError == nil }
             XCTAssertEqual(Self.rgba(layer.contents, 0, 0), Self.redPixel)
             XCTAssertEqual(node.imageScaleFactor, 0.25, "20 pixels drawn across 80")
         }
@@ -474,12 +446,12 @@ final class ImageNodeTests: XCTestCase {
 
     func testNoImageMeansNoContentsAndNoFactor() {
         MainActor.assumeIsolated {
-            let (loop, group) = Self.makeLoop()
+            let (loop, group) = NodeTestSupport.makeLoop()
             let node = ImageNode()
             node.frame = CGRect(x: 0, y: 0, width: 10, height: 10)
             let layer = node.layer
             for _ in 0..<3 { loop.runTurn() }
-            Self.turn(loop) { group.pendingCount == 0 }
+            NodeTestSupport.turn(loop) { group.pendingCount == 0 }
             XCTAssertNil(layer.contents)
             XCTAssertNil(node.imageScaleFactor)
             XCTAssertNil(node.lastError)
@@ -556,7 +528,7 @@ final class ImageNodeTests: XCTestCase {
 
     func testAnImageNodeInsideARasterizedSubtreeDrawsIntoItsAncestor() {
         MainActor.assumeIsolated {
-            let (loop, _) = Self.makeLoop()
+            let (loop, _) = NodeTestSupport.makeLoop()
             let parent = DisplayNode()
             parent.rasterizesSubtree = true
             parent.frame = CGRect(x: 0, y: 0, width: 40, height: 20)
@@ -565,7 +537,7 @@ final class ImageNodeTests: XCTestCase {
             node.frame = CGRect(x: 20, y: 0, width: 20, height: 20)
             parent.addSubnode(node)
             let layer = parent.layer
-            Self.turn(loop) { layer.contents != nil }
+            NodeTestSupport.turn(loop) { layer.contents != nil }
             XCTAssertEqual(Self.rgba(layer.contents, 5, 10), Self.clearPixel)
             XCTAssertEqual(Self.rgba(layer.contents, 25, 10), Self.redPixel)
             XCTAssertEqual(Self.rgba(layer.contents, 35, 10), Self.bluePixel)

@@ -4,15 +4,7 @@ import XCTest
 @testable import Canopy
 
 final class TextNodeTests: XCTestCase {
-    /// The Lato faces of Resources/fonts, in a registry of the tests' own.
-    private static let fonts: FontRegistry = {
-        let registry = FontRegistry()
-        let directory = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Resources/fonts").path
-        registry.registerFonts(inDirectory: directory)
-        return registry
-    }()
+    private static let fonts = NodeTestSupport.fonts
 
     private static let lato16 = Font(family: "Lato", size: 16)
     private static let wide = SizeRange(min: .zero, max: CGSize(width: 1000, height: 1000))
@@ -48,25 +40,6 @@ final class TextNodeTests: XCTestCase {
                                  truncation: AttributedString? = nil, scale: CGFloat = 1) throws -> TextLayout {
         try TextLayout(string, width: width, maximumNumberOfLines: lines, truncationString: truncation,
                        scale: scale, fonts: fonts)
-    }
-
-    @MainActor
-    private static func makeLoop(scale: CGFloat) -> (Canopy.RunLoop, TransactionGroup) {
-        let loop = Canopy.RunLoop()
-        let group = TransactionGroup(runLoop: loop)
-        DisplayScheduler.shared.install(on: loop, group: group, scale: scale)
-        return (loop, group)
-    }
-
-    /// Turns until `done()` (a hang guard of 30 s, not a timing check).
-    @MainActor
-    private static func turn(_ loop: Canopy.RunLoop, until done: () -> Bool) {
-        let start = MonotonicClock.now()
-        while !done() && MonotonicClock.now() - start < 30 {
-            loop.runTurn()
-            Thread.sleep(forTimeInterval: 0.001)
-        }
-        XCTAssertTrue(done(), "the display never landed")
     }
 
     /// How many pixels have any alpha.
@@ -255,12 +228,12 @@ final class TextNodeTests: XCTestCase {
         XCTAssertEqual(shadows, [own, blurred])
 
         MainActor.assumeIsolated {
-            let (loop, _) = Self.makeLoop(scale: 1)
+            let (loop, _) = NodeTestSupport.makeLoop(scale: 1)
             node.shadow = TextShadow(color: Color(red: 1, green: 0, blue: 0), offset: CGSize(width: 2, height: 3),
                                      blurRadius: 0)
             node.layoutAndApply(Self.wide)
             let layer = node.layer
-            Self.turn(loop) { layer.contents != nil }
+            NodeTestSupport.turn(loop) { layer.contents != nil }
             guard let contents = layer.contents else { return }
             var red = 0
             for y in 0..<contents.height {
@@ -277,12 +250,12 @@ final class TextNodeTests: XCTestCase {
 
     func testDrawingFillsABitmapOfTheBoundsAtTheDisplayScale() {
         MainActor.assumeIsolated {
-            let (loop, _) = Self.makeLoop(scale: 2)
+            let (loop, _) = NodeTestSupport.makeLoop(scale: 2)
             let node = Self.node(Self.paragraph)
             let layout = node.layoutAndApply(SizeRange(min: .zero, max: CGSize(width: 151, height: 1000)))
             XCTAssertEqual(layout.size.width * 2, (layout.size.width * 2).rounded(), "measured in whole pixels at 2x")
             let layer = node.layer
-            Self.turn(loop) { layer.contents != nil }
+            NodeTestSupport.turn(loop) { layer.contents != nil }
             guard let contents = layer.contents else { return }
             XCTAssertEqual(contents.width, Int((node.bounds.width * 2).rounded(.up)))
             XCTAssertEqual(contents.height, Int((node.bounds.height * 2).rounded(.up)))
@@ -332,15 +305,15 @@ final class TextNodeTests: XCTestCase {
 
     func testChangingTheTextRedisplays() {
         MainActor.assumeIsolated {
-            let (loop, _) = Self.makeLoop(scale: 1)
+            let (loop, _) = NodeTestSupport.makeLoop(scale: 1)
             let node = Self.node("First")
             node.layoutAndApply(Self.wide)
             let layer = node.layer
-            Self.turn(loop) { layer.contents != nil }
+            NodeTestSupport.turn(loop) { layer.contents != nil }
             let first = layer.contents
             node.attributedText = Self.text("Second, longer")
             node.layoutAndApply(Self.wide)
-            Self.turn(loop) { layer.contents !== first && layer.contents != nil }
+            NodeTestSupport.turn(loop) { layer.contents !== first && layer.contents != nil }
             XCTAssertEqual(layer.contents?.width, Int(node.bounds.width.rounded(.up)))
             XCTAssertGreaterThan(layer.contents?.width ?? 0, first?.width ?? 0)
         }
@@ -348,7 +321,7 @@ final class TextNodeTests: XCTestCase {
 
     func testATextNodeInsideARasterizedSubtreeDrawsAtItsOwnWidth() {
         MainActor.assumeIsolated {
-            let (loop, _) = Self.makeLoop(scale: 1)
+            let (loop, _) = NodeTestSupport.makeLoop(scale: 1)
             let parent = DisplayNode()
             parent.rasterizesSubtree = true
             let node = Self.node("Centred")
@@ -360,7 +333,7 @@ final class TextNodeTests: XCTestCase {
             node.frame = CGRect(x: 100, y: 0, width: size.width, height: size.height)
             parent.addSubnode(node)
             let layer = parent.layer
-            Self.turn(loop) { layer.contents != nil }
+            NodeTestSupport.turn(loop) { layer.contents != nil }
             guard let contents = layer.contents else { return }
             var left = Int.max
             for y in 0..<contents.height {

@@ -1,0 +1,39 @@
+import Foundation
+import XCTest
+@testable import Canopy
+
+/// What the node tests share: the project's fonts, a run loop with the shared display scheduler
+/// installed on it, and turning that loop until something has happened.
+enum NodeTestSupport {
+    /// The Lato faces of Resources/fonts, in a registry of the tests' own.
+    static let fonts: FontRegistry = {
+        let registry = FontRegistry()
+        let directory = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Resources/fonts").path
+        registry.registerFonts(inDirectory: directory)
+        return registry
+    }()
+
+    /// A run loop with `DisplayScheduler.shared` installed on it at `scale` (tests uninstall it in
+    /// their tearDown).
+    @MainActor
+    static func makeLoop(scale: CGFloat = 1) -> (Canopy.RunLoop, TransactionGroup) {
+        let loop = Canopy.RunLoop()
+        let group = TransactionGroup(runLoop: loop)
+        DisplayScheduler.shared.install(on: loop, group: group, scale: scale)
+        return (loop, group)
+    }
+
+    /// Turns `loop` until `done()` (a hang guard of 30 s, not a timing check); fails where it was
+    /// called if `done()` never came true.
+    @MainActor
+    static func turn(_ loop: Canopy.RunLoop, until done: () -> Bool, file: StaticString = #filePath, line: UInt = #line) {
+        let start = MonotonicClock.now()
+        while !done() && MonotonicClock.now() - start < 30 {
+            loop.runTurn()
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        XCTAssertTrue(done(), "the display never landed", file: file, line: line)
+    }
+}
