@@ -11,6 +11,21 @@ final class HitTestingTests: XCTestCase {
         return node
     }
 
+    /// Asserts that `root.hitTest(point)` finds `expected` (nil: nothing), naming what it found.
+    @MainActor
+    private static func assertHit(_ root: DisplayNode, _ point: CGPoint, _ expected: DisplayNode?, _ message: String = "",
+                                  file: StaticString = #filePath, line: UInt = #line) {
+        let hit = root.hitTest(point)
+        XCTAssertTrue(hit === expected, "(\(point.x), \(point.y)) hit \(hit?.name ?? "nothing"), expected "
+                      + "\(expected?.name ?? "nothing")\(message.isEmpty ? "" : ": " + message)", file: file, line: line)
+    }
+
+    @MainActor
+    private static func assertHit(_ root: DisplayNode, _ x: CGFloat, _ y: CGFloat, _ expected: DisplayNode?,
+                                  _ message: String = "", file: StaticString = #filePath, line: UInt = #line) {
+        assertHit(root, CGPoint(x: x, y: y), expected, message, file: file, line: line)
+    }
+
     // MARK: point(inside:)
 
     func testNegativeSlopGrowsTheAreaEdgeByEdge() {
@@ -64,15 +79,15 @@ final class HitTestingTests: XCTestCase {
             let back = Self.node("back", CGRect(x: 0, y: 0, width: 60, height: 60), in: root)
             let front = Self.node("front", CGRect(x: 40, y: 40, width: 60, height: 60), in: root)
             let inner = Self.node("inner", CGRect(x: 10, y: 10, width: 10, height: 10), in: front)
-            XCTAssertTrue(root.hitTest(CGPoint(x: 45, y: 45)) === front)   // both: the later wins
-            XCTAssertTrue(root.hitTest(CGPoint(x: 10, y: 10)) === back)
-            XCTAssertTrue(root.hitTest(CGPoint(x: 90, y: 10)) === root)    // no subnode there
-            XCTAssertTrue(root.hitTest(CGPoint(x: 55, y: 55)) === inner)   // 40 + 10 .. 40 + 20
-            XCTAssertNil(root.hitTest(CGPoint(x: 100, y: 50)))              // outside the root
+            Self.assertHit(root, 45, 45, front)   // both: the later wins
+            Self.assertHit(root, 10, 10, back)
+            Self.assertHit(root, 90, 10, root)    // no subnode there
+            Self.assertHit(root, 55, 55, inner)   // 40 + 10 .. 40 + 20
+            Self.assertHit(root, 100, 50, nil)              // outside the root
             // Reordering changes who is on top.
             front.removeFromSupernode()
             root.insertSubnode(front, at: 0)
-            XCTAssertTrue(root.hitTest(CGPoint(x: 45, y: 45)) === back)
+            Self.assertHit(root, 45, 45, back)
         }
     }
 
@@ -83,30 +98,30 @@ final class HitTestingTests: XCTestCase {
             let top = Self.node("top", CGRect(x: 0, y: 0, width: 100, height: 100), in: root)
             let child = Self.node("child", CGRect(x: 0, y: 0, width: 50, height: 50), in: top)
             let p = CGPoint(x: 10, y: 10)
-            XCTAssertTrue(root.hitTest(p) === child)
+            Self.assertHit(root, p, child)
 
             top.isHidden = true
-            XCTAssertTrue(root.hitTest(p) === behind, "a hidden node and its subtree take nothing")
+            Self.assertHit(root, p, behind, "a hidden node and its subtree take nothing")
             top.isHidden = false
             top.alpha = 0.009
-            XCTAssertTrue(root.hitTest(p) === behind, "alpha below 0.01 counts as invisible")
+            Self.assertHit(root, p, behind, "alpha below 0.01 counts as invisible")
             top.alpha = 0.01
-            XCTAssertTrue(root.hitTest(p) === child)
+            Self.assertHit(root, p, child)
             top.isUserInteractionEnabled = false
-            XCTAssertTrue(root.hitTest(p) === behind, "no input: the whole subtree is skipped")
+            Self.assertHit(root, p, behind, "no input: the whole subtree is skipped")
             top.isUserInteractionEnabled = true
             top.isLayerBacked = true
             XCTAssertFalse(top.isUserInteractionEnabled)
-            XCTAssertTrue(root.hitTest(p) === behind, "a layer-backed node takes no input")
+            Self.assertHit(root, p, behind, "a layer-backed node takes no input")
             top.isLayerBacked = false
 
             // A layer-backed leaf gives the hit to its supernode.
             child.isLayerBacked = true
-            XCTAssertTrue(root.hitTest(p) === top)
+            Self.assertHit(root, p, top)
             child.isLayerBacked = false
             // The root itself.
             root.isHidden = true
-            XCTAssertNil(root.hitTest(p))
+            Self.assertHit(root, p, nil)
         }
     }
 
@@ -114,15 +129,15 @@ final class HitTestingTests: XCTestCase {
         MainActor.assumeIsolated {
             let root = Self.node("root", CGRect(x: 0, y: 0, width: 100, height: 100))
             let button = Self.node("button", CGRect(x: 20, y: 20, width: 20, height: 20), in: root)
-            XCTAssertTrue(root.hitTest(CGPoint(x: 15, y: 15)) === root)
+            Self.assertHit(root, 15, 15, root)
             button.hitTestSlop = EdgeInsets(all: -10)
-            XCTAssertTrue(root.hitTest(CGPoint(x: 15, y: 15)) === button)
-            XCTAssertTrue(root.hitTest(CGPoint(x: 10, y: 49.5)) === button)
-            XCTAssertTrue(root.hitTest(CGPoint(x: 50, y: 50)) === root)
+            Self.assertHit(root, 15, 15, button)
+            Self.assertHit(root, 10, 49.5, button)
+            Self.assertHit(root, 50, 50, root)
             // Shrinking: the frame's rim no longer counts.
             button.hitTestSlop = EdgeInsets(all: 5)
-            XCTAssertTrue(root.hitTest(CGPoint(x: 22, y: 22)) === root)
-            XCTAssertTrue(root.hitTest(CGPoint(x: 30, y: 30)) === button)
+            Self.assertHit(root, 22, 22, root)
+            Self.assertHit(root, 30, 30, button)
         }
     }
 
@@ -132,18 +147,18 @@ final class HitTestingTests: XCTestCase {
             let parent = Self.node("parent", CGRect(x: 0, y: 0, width: 50, height: 50), in: root)
             let child = Self.node("child", CGRect(x: 40, y: 0, width: 10, height: 10), in: parent)
             child.hitTestSlop = EdgeInsets(all: -20)   // x in [20, 70) in the parent
-            XCTAssertTrue(root.hitTest(CGPoint(x: 45, y: 5)) === child)
-            XCTAssertTrue(root.hitTest(CGPoint(x: 25, y: 25)) === child)   // slop inside the parent
-            XCTAssertTrue(root.hitTest(CGPoint(x: 65, y: 5)) === root, "slop beyond the parent's area")
+            Self.assertHit(root, 45, 5, child)
+            Self.assertHit(root, 25, 25, child)   // slop inside the parent
+            Self.assertHit(root, 65, 5, root, "slop beyond the parent's area")
             parent.hitTestSlop = EdgeInsets(top: 0, left: 0, bottom: 0, right: -30)
-            XCTAssertTrue(root.hitTest(CGPoint(x: 65, y: 5)) === child)
+            Self.assertHit(root, 65, 5, child)
             // Points in the parent's slop but in no subnode's area hit the parent.
-            XCTAssertTrue(root.hitTest(CGPoint(x: 75, y: 5)) === parent)
-            XCTAssertTrue(root.hitTest(CGPoint(x: 75, y: 45)) === parent)
+            Self.assertHit(root, 75, 5, parent)
+            Self.assertHit(root, 75, 45, parent)
             // A subnode placed wholly outside a zero-size container is unreachable.
             let container = Self.node("container", CGRect(x: 100, y: 100, width: 0, height: 0), in: root)
             _ = Self.node("orphan", CGRect(x: 0, y: 0, width: 40, height: 40), in: container)
-            XCTAssertTrue(root.hitTest(CGPoint(x: 110, y: 110)) === root)
+            Self.assertHit(root, 110, 110, root)
         }
     }
 
@@ -154,14 +169,14 @@ final class HitTestingTests: XCTestCase {
             clipper.clipsToBounds = true
             let child = Self.node("child", CGRect(x: 30, y: 30, width: 40, height: 40), in: clipper)
             // Inside the clipper's bounds: the child.
-            XCTAssertTrue(root.hitTest(CGPoint(x: 90, y: 90)) === child)
+            Self.assertHit(root, 90, 90, child)
             // The child's drawn-outside part is outside the clipper's area: nothing.
-            XCTAssertTrue(root.hitTest(CGPoint(x: 110, y: 110)) === root)
+            Self.assertHit(root, 110, 110, root)
             // With slop the clipper's area reaches there, and so does the hidden part of the child
             // (UIKit's and Texture's rule: clipping is drawing only).
             clipper.hitTestSlop = EdgeInsets(all: -20)
-            XCTAssertTrue(root.hitTest(CGPoint(x: 110, y: 110)) === child)
-            XCTAssertTrue(root.hitTest(CGPoint(x: 115, y: 40)) === clipper)
+            Self.assertHit(root, 110, 110, child)
+            Self.assertHit(root, 115, 40, clipper)
         }
     }
 
@@ -173,14 +188,14 @@ final class HitTestingTests: XCTestCase {
             root.addSubnode(control)
             let label = Self.node("label", CGRect(x: 0, y: 0, width: 20, height: 20), in: control)
             XCTAssertFalse(control.isUserInteractionEnabled, "no action yet: no input, as in Texture")
-            XCTAssertTrue(root.hitTest(CGPoint(x: 10, y: 10)) === root)
+            Self.assertHit(root, 10, 10, root)
             control.addAction(for: .touchUpInside) { _, _ in }
             XCTAssertTrue(control.isUserInteractionEnabled)
-            XCTAssertTrue(root.hitTest(CGPoint(x: 10, y: 10)) === label)
-            XCTAssertTrue(root.hitTest(CGPoint(x: 30, y: 30)) === control)
+            Self.assertHit(root, 10, 10, label)
+            Self.assertHit(root, 30, 30, control)
             control.isEnabled = false
-            XCTAssertTrue(root.hitTest(CGPoint(x: 10, y: 10)) === root)
-            XCTAssertTrue(root.hitTest(CGPoint(x: 30, y: 30)) === root)
+            Self.assertHit(root, 10, 10, root)
+            Self.assertHit(root, 30, 30, root)
         }
     }
 
