@@ -182,8 +182,18 @@ final class Viewer {
 
     private func relayout(keeping anchor: ColumnLayout.Anchor?) {
         layout = columnLayout.layout(heights: heights, width: app.size.width)
-        for card in cards.values { card.removeFromSupernode() }
-        cards.removeAll()
+        // Columns are 320 pt wide whatever the window, so a card keeps its size and only moves:
+        // moved, it keeps its contents (made again, it would show its placeholder and be laid
+        // out and drawn again). The next update drops the cards that left the viewport.
+        for (index, card) in cards {
+            let frame = layout.frames[index]
+            if frame.size == card.frame.size {
+                card.frame = frame
+            } else {
+                card.removeFromSupernode()
+                cards[index] = nil
+            }
+        }
         applyGeometry()
         if let anchor {
             scroll.physics.setOffset(layout.offset(keeping: anchor), at: MonotonicClock.now())
