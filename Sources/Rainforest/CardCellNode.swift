@@ -8,8 +8,9 @@ import Foundation
 /// card), shows the grey placeholder until it has displayed, then fades in.
 ///
 /// The favourite is a `ButtonNode` (a heart, 24 pt) whose tappable area `hitTestSlop` grows by
-/// 16 pt on each side, as the tutorial's. Built and configured on any thread; laid out before it
-/// joins the tree.
+/// 16 pt on each side, as the tutorial's; a click toggles it and tells `favouriteDidChange` (the
+/// card is dropped when it leaves the screen, so the owner keeps the choice). Built and
+/// configured on any thread; laid out before it joins the tree.
 final class CardCellNode: CellNode, @unchecked Sendable {
     static let background = Color(white: 0.2)
     static let borderColor = Color(white: 0.85, alpha: 0.2)
@@ -28,7 +29,8 @@ final class CardCellNode: CellNode, @unchecked Sendable {
     let credit = TextNode()
     let favourite = ButtonNode()
 
-    init(index: Int, entry: CardDeck.Entry, imagePath: String, scale: CGFloat) {
+    init(index: Int, entry: CardDeck.Entry, imagePath: String, scale: CGFloat, isFavourite: Bool = false,
+         favouriteDidChange: (@Sendable @MainActor (Bool) -> Void)? = nil) {
         self.index = index
         photoSize = try? entry.imageSize.get()
         super.init()
@@ -55,8 +57,10 @@ final class CardCellNode: CellNode, @unchecked Sendable {
                                             color: Color(red: 0.92, green: 0.2, blue: 0.3)), for: .selected)
         favourite.hitTestSlop = EdgeInsets(top: -Self.favouriteSlop, left: -Self.favouriteSlop,
                                            bottom: -Self.favouriteSlop, right: -Self.favouriteSlop)
+        favourite.isSelected = isFavourite
         favourite.addAction(for: .touchUpInside) { control, _ in
             control.isSelected.toggle()
+            favouriteDidChange?(control.isSelected)
         }
         automaticallyManagesSubnodes = true
     }

@@ -28,6 +28,8 @@ final class Viewer {
     private let viewportLayer = Layer()
     private let scrollbarLayer = Layer()
     private var cards: [Int: CardCellNode] = [:]
+    /// The items whose heart is on; kept here, as a card lives only while it is on screen.
+    private(set) var favourites: Set<Int> = []
     private var cardScale: CGFloat = 0
     /// Set by a resize: the grid is laid out again once, in the next layout phase, keeping
     /// this place (taken from the layout the reader saw).
@@ -143,7 +145,9 @@ final class Viewer {
     private func makeCard(_ index: Int) -> CardCellNode {
         let entry = deck.entry(at: index)
         let card = CardCellNode(index: index, entry: entry, imagePath: resources.imageURL(entry.card.image).path,
-                                scale: app.scale)
+                                scale: app.scale, isFavourite: favourites.contains(index)) { [weak self] isFavourite in
+            if isFavourite { self?.favourites.insert(index) } else { self?.favourites.remove(index) }
+        }
         card.frame = layout.frames[index]
         card.layoutAndApply(SizeRange(exactly: layout.frames[index].size))
         return card

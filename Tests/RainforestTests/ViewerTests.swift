@@ -1,0 +1,64 @@
+import Canopy
+import CanopySDL
+import Foundation
+import XCTest
+@testable import Rainforest
+
+/// The viewer headless, over the package's cards: what it keeps when the grid is laid out again
+/// and when cards leave the screen.
+final class ViewerTests: XCTestCase {
+    private static let resources = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Resources").path
+
+    override func tearDown() {
+        MainActor.assumeIsolated { DisplayScheduler.shared.uninstall() }
+    }
+
+    /// Turns until `done()` (a hang guard of 30 s, not a timing check).
+    @MainActor
+    private static func turn(_ app: Application, until done: () -> Bool, file: StaticString = #filePath, line: UInt = #line) {
+        let start = MonotonicClock.now()
+        while !done() && MonotonicClock.now() - start < 30 {
+            app.runTurn()
+            app.runLoop.setNeedsFrame()
+            app.runLoop.waitForNextFrame()
+        }
+        XCTAssertTrue(done(), file: file, line: line)
+    }
+
+    func testALaidOutAgainGridKeepsItsCardsAndAFavouriteOutlivesItsCard() throws {
+        try MainActor.assumeIsolated {
+            let options = try CollectionOptions.parse(["--resources", Self.resources, "--size", "700x500"])
+            let session = try Session(collection: options, headless: true)
+            defer { session.app.close() }
+            let app = session.app, viewer = session.viewer
+            app.showsFPS = false
+            Self.turn(app) { viewer.isDisplayComplete }
+            let first = try XCTUnwrap(viewer.card(at: 0))
+
+            // A resize lays the grid out again; the cards on screen move, they are not made again.
+            viewer.handle(.resized(app.size, scale: app.scale), at: MonotonicClock.now())
+            app.runTurn()
+            XCTAssertTrue(viewer.card(at: 0) === first, "the same card")
+            XCTAssertFalse(first.isShowingPlaceholder)
+
+            // A click on the heart (the content is not scrolled: its coordinates are the window's).
+            let heart = first.favourite.convert(CGPoint(x: 12, y: 12), to: nil)
+            XCTAssertTrue(viewer.handle(.pointerDown(.left, heart, clickCount: 1), at: MonotonicClock.now()))
+            XCTAssertTrue(viewer.handle(.pointerUp(.left, heart), at: MonotonicClock.now()))
+            XCTAssertTrue(first.favourite.isSelected)
+            XCTAssertEqual(viewer.favourites, [0])
+
+            // Scrolled away, the card is dropped; scrolled back, a new one shows the heart on.
+            viewer.scroll(to: 3000)
+            app.runTurn()
+            XCTAssertNil(viewer.card(at: 0))
+            viewer.scroll(to: 0)
+            app.runTurn()
+            let again = try XCTUnwrap(viewer.card(at: 0))
+            XCTAssertFalse(again === first)
+            XCTAssertTrue(again.favourite.isSelected, "the favourite is kept")
+        }
+    }
+}
