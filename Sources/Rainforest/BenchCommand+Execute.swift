@@ -17,12 +17,14 @@ extension BenchCommand {
         if scenario.contains(.scrolling) {
             try runScrolling(options: options, content: content, into: &report)
         }
-        if scenario.contains(.graphics) {
+        if scenario.contains(.graphics) || scenario.contains(.layout) {
             do {
-                try GraphicsLibrary.initialize()
+                try GraphicsLibrary.initialize()    // the card nodes' texts are measured with SDL_ttf
             } catch {
                 throw UserFacingError(message: error.message, status: 1)
             }
+        }
+        if scenario.contains(.graphics) {
             print("bench: graphics, each step on one thread, median of 31 runs after a warm-up")
             let results = try GraphicsBenchmark(resources: content.resources, deck: content.deck).run()
             report.graphics = results
@@ -30,7 +32,7 @@ extension BenchCommand {
             print(GraphicsBenchmark.table(results))
         }
         if scenario.contains(.layout) {
-            print("bench: layout of the card's spec tree, on one thread, median of 15 runs after a warm-up")
+            print("bench: layout of the card's spec tree and of its nodes, on one thread, median of 15 runs after a warm-up")
             let result = LayoutBenchmark(deck: content.deck).run()
             report.layout = result
             print(LayoutBenchmark.table(result))

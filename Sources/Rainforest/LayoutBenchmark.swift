@@ -4,17 +4,23 @@ import Foundation
 /// `bench --scenario layout`: what measuring the card's layout-spec tree (`CardLayout`) costs on
 /// one core. The JSON names are fixed: `card_us` (one card: its tree built, measured with nothing
 /// cached, and released, as a cell's spec tree is after its layout), `cells_10k_ms` (10,000
-/// different cards, one after the other, likewise) and
-/// `card_cached_us` (measuring an already measured card again).
+/// different cards, one after the other, likewise) and `card_cached_us` (measuring an already
+/// measured card again); `card_node_us` and `card_node_cached_us` time what the viewer does on the
+/// main thread for each card that scrolls in: a `CardCellNode` made and laid out, its texts new to
+/// the shared `TextLayoutCache` (a card's first appearance) or already in it (a card coming back).
 struct LayoutBenchmark {
     struct Result: Codable, Sendable, Equatable {
         var cardUs: Double
         var cells10kMs: Double
         var cardCachedUs: Double
+        var cardNodeUs: Double
+        var cardNodeCachedUs: Double
         enum CodingKeys: String, CodingKey {
             case cardUs = "card_us"
             case cells10kMs = "cells_10k_ms"
             case cardCachedUs = "card_cached_us"
+            case cardNodeUs = "card_node_us"
+            case cardNodeCachedUs = "card_node_cached_us"
         }
     }
 
@@ -35,7 +41,9 @@ struct LayoutBenchmark {
             CardData(photoSize: try? entry.imageSize.get(), nameLength: entry.card.name.count,
                      descriptionLength: entry.card.description.count, creditLength: entry.card.credit.count)
         }
-        guard !data.isEmpty else { return Result(cardUs: 0, cells10kMs: 0, cardCachedUs: 0) }
+        guard !data.isEmpty else {
+            return Result(cardUs: 0, cells10kMs: 0, cardCachedUs: 0, cardNodeUs: 0, cardNodeCachedUs: 0)
+        }
 
         // One card: a batch of fresh trees (nothing cached), divided by the batch size.
         let batch = 1_000
@@ -62,7 +70,43 @@ struct LayoutBenchmark {
             for _ in 0..<batch { _ = spec.layoutThatFits(CardLayout.sizeRange) }
             return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e3 / Double(batch)
         }
-        return Result(cardUs: cardUs, cells10kMs: cellsMs, cardCachedUs: cachedUs)
+
+        // Card nodes, as the viewer makes them (at scale 1). Each round's texts differ from every
+        // other round's, so the first pass lays them out anew and the second finds them cached.
+        var nodeUs: [Double] = [], nodeCachedUs: [Double] = []
+        for round in 0...repetitions {    // round 0 warms up
+            let entries = deck.entries.map { entry in
+                var entry = entry
+                entry.card.name += " \(round)"
+                entry.card.description += " \(round)"
+                entry.card.credit += " \(round)"
+                return entry
+            }
+            let fresh = Self.makeCardNodes(entries), cached = Self.makeCardNodes(entries)
+            if round > 0 {
+                nodeUs.append(fresh)
+                nodeCachedUs.append(cached)
+            }
+        }
+        return Result(cardUs: cardUs, cells10kMs: cellsMs, cardCachedUs: cachedUs,
+                      cardNodeUs: Self.median(of: nodeUs), cardNodeCachedUs: Self.median(of: nodeCachedUs))
+    }
+
+    /// Makes and lays out a card node for each entry, as `Viewer` does; the mean per card in µs.
+    private static func makeCardNodes(_ entries: [CardDeck.Entry]) -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        for (index, entry) in entries.enumerated() {
+            let card = CardCellNode(index: index, entry: entry, imagePath: entry.card.image, scale: 1)
+            let size = CGSize(width: CardDeck.cardWidth, height: CardDeck.cardHeight(imageSize: try? entry.imageSize.get()))
+            card.frame = CGRect(origin: .zero, size: size)
+            card.layoutAndApply(SizeRange(exactly: size))
+        }
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e3 / Double(entries.count)
+    }
+
+    private static func median(of values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
     }
 
     /// Builds and measures one card; `variant` lengthens the description so cells differ.
@@ -86,6 +130,8 @@ struct LayoutBenchmark {
             ["card (uncached)", String(format: "%.2f µs", result.cardUs)],
             ["10,000 cells", String(format: "%.1f ms", result.cells10kMs)],
             ["card (cached)", String(format: "%.2f µs", result.cardCachedUs)],
+            ["card node (texts new)", String(format: "%.0f µs", result.cardNodeUs)],
+            ["card node (texts cached)", String(format: "%.0f µs", result.cardNodeCachedUs)],
         ])
     }
 }
