@@ -25,12 +25,7 @@ extension RunCommand {
         let session = try Session(collection: collection, headless: false)
         let app = session.app, viewer = session.viewer
         let shown = overlays ?? [.fps]
-        for overlay in shown where !overlay.isAvailable {
-            FileHandle.standardError.write(Data("rainforest: the \(overlay.rawValue) overlay is not built yet; ignored\n".utf8))
-        }
-        app.showsFPS = shown.contains(.fps)
-        app.showsHitTestSlop = shown.contains(.hitslop)
-        app.showsImageScaling = shown.contains(.scaling)
+        session.show(shown)
         app.helpEntries = Self.helpEntries
         let count = viewer.itemCount
         func updateTitle() {

@@ -8,12 +8,7 @@ extension ScreenshotCommand {
         let session = try Session(collection: collection, headless: true)
         defer { session.app.close() }
         let app = session.app, viewer = session.viewer
-        for overlay in overlays where !overlay.isAvailable {
-            FileHandle.standardError.write(Data("rainforest: the \(overlay.rawValue) overlay is not built yet; ignored\n".utf8))
-        }
-        app.showsFPS = overlays.contains(.fps)
-        app.showsHitTestSlop = overlays.contains(.hitslop)
-        app.showsImageScaling = overlays.contains(.scaling)
+        session.show(overlays)
         app.statusLines = { ["\(viewer.itemCount.formatted()) cards"] }
         viewer.scroll(to: CGFloat(scroll))
 

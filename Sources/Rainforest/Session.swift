@@ -54,4 +54,15 @@ struct Session {
         }
         viewer = Viewer(app: app, deck: content.deck, resources: content.resources)
     }
+
+    /// Turns on exactly the debug overlays named (`--overlays`); says on standard error which of
+    /// them this build does not draw yet.
+    func show(_ overlays: [OverlayName]) {
+        for overlay in overlays where !overlay.isAvailable {
+            FileHandle.standardError.write(Data("rainforest: the \(overlay.rawValue) overlay is not built yet; ignored\n".utf8))
+        }
+        app.showsFPS = overlays.contains(.fps)
+        app.showsHitTestSlop = overlays.contains(.hitslop)
+        app.showsImageScaling = overlays.contains(.scaling)
+    }
 }
