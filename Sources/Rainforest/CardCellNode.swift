@@ -13,11 +13,7 @@ import Foundation
 /// configured on any thread; laid out before it joins the tree.
 final class CardCellNode: CellNode, @unchecked Sendable {
     static let background = Color(white: 0.2)
-    static let borderColor = Color(white: 0.85, alpha: 0.2)
-    static let titleFont = Font(family: "Lato", size: 30, weight: .heavy)
-    static let descriptionFont = Font(family: "Lato", size: 16)
     static let creditFont = Font(family: "Lato", size: 11)
-    static let shadow = TextShadow(color: Color(white: 0, alpha: 0.6), offset: CGSize(width: 0, height: 1), blurRadius: 3)
     static let favouriteSlop: CGFloat = 16
     static let fadeDuration: TimeInterval = 0.6
 
@@ -39,15 +35,15 @@ final class CardCellNode: CellNode, @unchecked Sendable {
         placeholderEnabled = true
         contentsFadeDuration = Self.fadeDuration
         backgroundColor = Self.background
-        borderColor = Self.borderColor
+        borderColor = CardArtist.borderColor
         borderWidth = 1
         photo.imagePath = imagePath
         photo.contentMode = .aspectFill
         photo.name = "photo"
-        title.attributedText = AttributedString(entry.card.name, font: Self.titleFont, color: .white, shadow: Self.shadow)
+        title.attributedText = AttributedString(entry.card.name, font: CardArtist.titleFont, color: .white, shadow: CardArtist.textShadow)
         title.maximumNumberOfLines = 1
-        details.attributedText = AttributedString(entry.card.description, font: Self.descriptionFont, color: .white,
-                                                  shadow: Self.shadow)
+        details.attributedText = AttributedString(entry.card.description, font: CardArtist.descriptionFont, color: .white,
+                                                  shadow: CardArtist.textShadow)
         credit.attributedText = AttributedString(entry.card.credit, font: Self.creditFont, color: Color(white: 0.8))
         credit.maximumNumberOfLines = 1
         favourite.name = "favourite"
@@ -65,21 +61,10 @@ final class CardCellNode: CellNode, @unchecked Sendable {
         automaticallyManagesSubnodes = true
     }
 
+    /// The card's geometry is `CardLayout`'s, over this card's nodes (no gradient, credit icon
+    /// or blurred background yet).
     override func layoutSpecThatFits(_ constrainedSize: SizeRange) -> any LayoutElement {
-        let photoHeight = CardDeck.cardHeight(imageSize: photoSize) - CardDeck.textAreaHeight
-        photo.style.height = .points(photoHeight)
-        let titleSpec = InsetLayoutSpec(insets: EdgeInsets(top: .infinity, left: 20, bottom: 20, right: 20), child: title)
-        favourite.style.preferredSize = CGSize(width: CardLayout.favouriteSize, height: CardLayout.favouriteSize)
-        let favouriteSpec = InsetLayoutSpec(insets: EdgeInsets(top: 12, left: .infinity, bottom: .infinity, right: 12),
-                                            child: favourite)
-        let feature = OverlayLayoutSpec(child: photo, overlay: WrapperLayoutSpec(children: [titleSpec, favouriteSpec]))
-        details.style.flexShrink = 1
-        let descriptionSpec = InsetLayoutSpec(insets: EdgeInsets(top: 20, left: 24, bottom: 8, right: 24), child: details)
-            .styled { $0.flexShrink = 1 }
-        let creditSpec = InsetLayoutSpec(insets: EdgeInsets(top: 0, left: 24, bottom: 12, right: 24), child: credit)
-        let textArea = StackLayoutSpec(direction: .vertical, justifyContent: .start, alignItems: .stretch,
-                                       children: [descriptionSpec, LayoutSpec().styled { $0.flexGrow = 1 }, creditSpec])
-            .styled { $0.height = .points(CardDeck.textAreaHeight) }
-        return StackLayoutSpec(direction: .vertical, alignItems: .stretch, children: [feature, textArea])
+        CardLayout.spec(photoSize: photoSize, parts: CardLayout.Parts(
+            photo: photo, title: title, favourite: favourite, description: details, credit: credit))
     }
 }

@@ -58,33 +58,58 @@ enum CardLayout {
 
     /// The same, from the texts' lengths in characters (what the stand-in leaves measure by).
     static func spec(photoSize: CGSize?, nameLength: Int, descriptionLength: Int, creditLength: Int) -> any LayoutElement {
-        // The photo's height is the grid's (`CardDeck.cardHeight`): its aspect across 320 pt, rounded up.
-        let photoHeight = CardDeck.cardHeight(imageSize: photoSize) - CardDeck.textAreaHeight
-        let photo = Leaf(.fill).styled { $0.height = .points(photoHeight) }
-        let title = InsetLayoutSpec(insets: EdgeInsets(top: .infinity, left: 20, bottom: 20, right: 20),
-                                    child: Leaf(.text(characters: nameLength, fontSize: 30, maximumLines: 1)))
-        let favourite = InsetLayoutSpec(insets: EdgeInsets(top: 12, left: .infinity, bottom: .infinity, right: 12),
-                                        child: Leaf(.fixed(CGSize(width: favouriteSize, height: favouriteSize))))
-        let feature = OverlayLayoutSpec(
-            child: photo,
-            overlay: WrapperLayoutSpec(children: [Leaf(.fill), title, favourite]))
+        spec(photoSize: photoSize, parts: Parts(
+            photo: Leaf(.fill),
+            title: Leaf(.text(characters: nameLength, fontSize: 30, maximumLines: 1)),
+            favourite: Leaf(.fixed(CGSize(width: favouriteSize, height: favouriteSize))),
+            description: Leaf(.text(characters: descriptionLength, fontSize: 16, maximumLines: 0)),
+            credit: Leaf(.text(characters: creditLength, fontSize: 11, maximumLines: 1)),
+            gradient: Leaf(.fill),
+            creditIcon: Leaf(.fixed(CGSize(width: 12, height: 12))),
+            background: Leaf(.fill)))
+    }
 
-        let text = Leaf(.text(characters: descriptionLength, fontSize: 16, maximumLines: 0))
+    /// The card's parts: stand-in leaves for measuring, or the card's nodes (`CardCellNode`). The
+    /// optional ones are left out where the card has none yet.
+    struct Parts {
+        var photo: any LayoutElement
+        var title: any LayoutElement
+        var favourite: any LayoutElement
+        var description: any LayoutElement
+        var credit: any LayoutElement
+        var gradient: (any LayoutElement)?
+        var creditIcon: (any LayoutElement)?
+        var background: (any LayoutElement)?
+    }
+
+    /// The card's spec tree over `parts`: the one place the card's geometry is written. It sets
+    /// the parts' styles it relies on (the photo's height, the texts' shrinking, the favourite's size).
+    static func spec(photoSize: CGSize?, parts: Parts) -> any LayoutElement {
+        // The photo's height is the grid's (`CardDeck.cardHeight`): its aspect across 320 pt, rounded up.
+        parts.photo.style.height = .points(CardDeck.cardHeight(imageSize: photoSize) - CardDeck.textAreaHeight)
+        parts.favourite.style.preferredSize = CGSize(width: favouriteSize, height: favouriteSize)
+        parts.description.style.flexShrink = 1
+        parts.credit.style.flexShrink = 1
+        let title = InsetLayoutSpec(insets: EdgeInsets(top: .infinity, left: 20, bottom: 20, right: 20), child: parts.title)
+        let favourite = InsetLayoutSpec(insets: EdgeInsets(top: 12, left: .infinity, bottom: .infinity, right: 12),
+                                        child: parts.favourite)
+        let feature = OverlayLayoutSpec(
+            child: parts.photo,
+            overlay: WrapperLayoutSpec(children: (parts.gradient.map { [$0] } ?? []) + [title, favourite]))
+
+        let descriptionInset = InsetLayoutSpec(insets: EdgeInsets(top: 20, left: 24, bottom: 8, right: 24),
+                                               child: parts.description)
             .styled { $0.flexShrink = 1 }
-        let descriptionInset = InsetLayoutSpec(insets: EdgeInsets(top: 20, left: 24, bottom: 8, right: 24), child: text)
-            .styled { $0.flexShrink = 1 }
-        let creditText = Leaf(.text(characters: creditLength, fontSize: 11, maximumLines: 1))
-            .styled { $0.flexShrink = 1 }
-        let creditRow = InsetLayoutSpec(
-            insets: EdgeInsets(top: 0, left: 24, bottom: 12, right: 24),
-            child: StackLayoutSpec(direction: .horizontal, spacing: 6, alignItems: .center,
-                                   children: [Leaf(.fixed(CGSize(width: 12, height: 12))), creditText]))
+        let creditLine: any LayoutElement = parts.creditIcon.map {
+            StackLayoutSpec(direction: .horizontal, spacing: 6, alignItems: .center, children: [$0, parts.credit])
+        } ?? parts.credit
+        let creditRow = InsetLayoutSpec(insets: EdgeInsets(top: 0, left: 24, bottom: 12, right: 24), child: creditLine)
         let textArea = StackLayoutSpec(
             direction: .vertical, justifyContent: .start, alignItems: .stretch,
             children: [descriptionInset, LayoutSpec().styled { $0.flexGrow = 1 }, creditRow])
             .styled { $0.height = .points(CardDeck.textAreaHeight) }
         let content = StackLayoutSpec(direction: .vertical, alignItems: .stretch, children: [feature, textArea])
-        return BackgroundLayoutSpec(child: content, background: Leaf(.fill))
+        return parts.background.map { BackgroundLayoutSpec(child: content, background: $0) } ?? content
     }
 
     /// The size range a card is measured in: the card's width, any height.
