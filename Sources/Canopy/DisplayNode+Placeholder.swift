@@ -1,6 +1,13 @@
 import Foundation
 
 extension DisplayNode {
+    /// A placeholder on screen: its layer, and whether it is on its way out (fading, or waiting
+    /// for the contents to be on screen before it fades).
+    struct Placeholder {
+        let layer: Layer
+        var isLeaving = false
+    }
+
     /// The placeholder colour nodes start with: the tutorial's grey 0.85.
     public static let defaultPlaceholderColor = Color(white: 0.85)
 
@@ -38,7 +45,7 @@ extension DisplayNode {
 
     /// Whether the placeholder is on screen (main thread; tests and overlays).
     @MainActor
-    public var isShowingPlaceholder: Bool { state.withLock { $0.placeholderLayer } != nil }
+    public var isShowingPlaceholder: Bool { state.withLock { $0.placeholder } != nil }
 
     // MARK: Displayed state
 
@@ -62,12 +69,21 @@ extension DisplayNode {
 
     // MARK: Main thread
 
-    /// Puts the placeholder on top of the loaded layer if the node wants one and has not displayed.
+    /// Puts the placeholder on top of the loaded layer if the node wants one and has not displayed;
+    /// one on its way out stays and covers the node again.
     @MainActor
     func showPlaceholderIfNeeded() {
         guard let layer = layerIfLoaded else { return }
-        let (enabled, showing, color) = state.withLock { ($0.placeholderEnabled, $0.placeholderLayer != nil, $0.placeholderColor) }
-        guard enabled, !showing, !isSubtreeDisplayed, !placeholdersSuppressed else { return }
+        let (enabled, current, color) = state.withLock { ($0.placeholderEnabled, $0.placeholder, $0.placeholderColor) }
+        if let current, !current.isLeaving { return }    // it covers the node already
+        guard enabled, !isSubtreeDisplayed, !placeholdersSuppressed else { return }
+        if let current {
+            // Leaving over contents that are gone again: its fade (or the wait for it) ends here.
+            state.withLock { $0.placeholder?.isLeaving = false }
+            DisplayScheduler.shared.animator?.removeAnimation(of: current.layer, .alpha)
+            current.layer.alpha = 1
+            return
+        }
         let placeholder = Layer(frame: CGRect(origin: .zero, size: layer.frame.size))
         placeholder.name = "placeholder"
         placeholder.backgroundColor = color
@@ -78,7 +94,7 @@ extension DisplayNode {
             imageLayer.contents = image
             placeholder.addSublayer(imageLayer)
         }
-        state.withLock { $0.placeholderLayer = placeholder }
+        state.withLock { $0.placeholder = Placeholder(layer: placeholder) }
         layer.addSublayer(placeholder)
         layoutPlaceholder()
     }
@@ -86,7 +102,7 @@ extension DisplayNode {
     /// Fits the placeholder to the layer's bounds, its image centred on whole points.
     @MainActor
     func layoutPlaceholder() {
-        guard let placeholder = state.withLock({ $0.placeholderLayer }), let layer = layerIfLoaded else { return }
+        guard let placeholder = state.withLock({ $0.placeholder?.layer }), let layer = layerIfLoaded else { return }
         let size = layer.frame.size
         placeholder.frame = CGRect(origin: .zero, size: size)
         if let imageLayer = placeholder.sublayers.first, let image = imageLayer.contents {
@@ -104,7 +120,7 @@ extension DisplayNode {
     func displayDidLand(hadContents: Bool) {
         let (fade, hasPlaceholder) = state.withLock { state -> (TimeInterval, Bool) in
             state.hasDisplayed = true
-            return (state.contentsFadeDuration, state.placeholderLayer != nil)
+            return (state.contentsFadeDuration, state.placeholder != nil)
         }
         if fade > 0, !hadContents, !hasPlaceholder, let layer = layerIfLoaded, layer.contents != nil,
            let animator = DisplayScheduler.shared.animator {
@@ -122,23 +138,35 @@ extension DisplayNode {
     }
 
     /// Fades the placeholder out (then removes it) once the subtree has displayed and its contents
-    /// are on screen.
+    /// are on screen. `showPlaceholderIfNeeded` may bring it back meanwhile: each step goes on only
+    /// while the placeholder is still leaving.
     @MainActor
     func hidePlaceholderIfDisplayed() {
-        guard let placeholder = state.withLock({ $0.placeholderLayer }), placeholder.name == "placeholder",
+        guard let current = state.withLock({ $0.placeholder }), !current.isLeaving,
               isSubtreeDisplayed, let layer = layerIfLoaded else { return }
-        placeholder.name = "placeholder (going)"
-        let duration = state.withLock { max($0.placeholderFadeDuration, $0.contentsFadeDuration) }
+        let duration = state.withLock { state -> TimeInterval in
+            state.placeholder?.isLeaving = true
+            return max(state.placeholderFadeDuration, state.contentsFadeDuration)
+        }
+        let placeholder = current.layer
         let remove: @MainActor () -> Void = { [weak self, weak placeholder] in
-            guard let self, let placeholder else { return }
+            guard let self, let placeholder, self.isLeaving(placeholder) else { return }
             placeholder.removeFromSuperlayer()
-            self.state.withLock { if $0.placeholderLayer === placeholder { $0.placeholderLayer = nil } }
+            self.state.withLock { $0.placeholder = nil }
         }
         guard let animator = DisplayScheduler.shared.animator else { return remove() }
-        animator.whenPresented(layer) { [weak placeholder] in
-            guard let placeholder else { return }
+        animator.whenPresented(layer) { [weak self, weak placeholder] in
+            // A fade started by a later departure (after it was brought back) is already under way.
+            guard let self, let placeholder, self.isLeaving(placeholder),
+                  !animator.isAnimating(placeholder, .alpha) else { return }
             animator.animate(placeholder, .alpha, from: 1, to: 0, duration: duration) { _ in remove() }
         }
+    }
+
+    /// Whether `placeholder` is the node's placeholder and on its way out.
+    @MainActor
+    private func isLeaving(_ placeholder: Layer) -> Bool {
+        state.withLock { $0.placeholder.map { $0.layer === placeholder && $0.isLeaving } ?? false }
     }
 
     /// Drops the node's contents (e.g. when it leaves the display range): the layer shows its

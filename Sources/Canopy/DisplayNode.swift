@@ -50,8 +50,8 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
         var contentsFadeDuration: TimeInterval = 0
         /// The node's own contents have landed (or it has nothing of its own to draw).
         var hasDisplayed = false
-        /// The placeholder layer on top of the node's layer while it waits (main thread).
-        var placeholderLayer: Layer?
+        /// The placeholder on top of the node's layer while it waits (main thread).
+        var placeholder: Placeholder?
     }
 
     public let style = Style()
@@ -416,7 +416,7 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
     @MainActor
     func syncSublayers() {
         guard let layer = layerIfLoaded else { return }
-        let placeholder = state.withLock { $0.placeholderLayer }.map { [$0] } ?? []
+        let placeholder = state.withLock { $0.placeholder?.layer }.map { [$0] } ?? []
         if rasterizesSubtree {
             layer.setSublayers(placeholder)
             setNeedsDisplay()

@@ -186,6 +186,33 @@ final class PlaceholderTests: XCTestCase {
         }
     }
 
+    func testClearingContentsWhileThePlaceholderFadesOutKeepsItCovering() {
+        MainActor.assumeIsolated {
+            let loop = Self.makeLoop()
+            let node = FillNode()
+            node.placeholderEnabled = true
+            node.placeholderFadeDuration = 30   // far longer than the test
+            node.frame = CGRect(x: 0, y: 0, width: 8, height: 8)
+            let layer = node.layer
+            let placeholder = try! XCTUnwrap(Self.placeholder(of: node))
+            Self.turn(loop, until: { placeholder.alpha < 1 }, "the fade never started")
+            // The node leaves the display range mid-fade: with nothing to show, the placeholder
+            // covers it again instead of finishing its fade over an empty layer.
+            node.clearContents()
+            XCTAssertTrue(node.isShowingPlaceholder)
+            XCTAssertEqual(placeholder.alpha, 1)
+            for _ in 0..<3 { loop.runTurn() }
+            XCTAssertEqual(placeholder.alpha, 1, "the old fade stopped")
+            XCTAssertTrue(placeholder.superlayer === layer)
+            XCTAssertFalse(DisplayScheduler.shared.animator!.isAnimating(placeholder, .alpha))
+            // Displayed again, it goes again.
+            node.placeholderFadeDuration = 0
+            node.setNeedsDisplay()
+            Self.turn(loop, until: { !node.isShowingPlaceholder && layer.contents != nil }, "never displayed again")
+            XCTAssertNil(placeholder.superlayer)
+        }
+    }
+
     func testACellThatNeverShowsPlaceholdersIsDisplayedBeforeTheCallReturns() {
         MainActor.assumeIsolated {
             _ = Self.makeLoop()
