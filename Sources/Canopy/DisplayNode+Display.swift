@@ -126,11 +126,7 @@ extension DisplayNode {
             return self.displaySentinel.load(ordering: .acquiring) != sentinel
         }
         if !displaysAsynchronously {
-            let hadContents = layer.contents != nil
-            layer.contents = nodeType.display(parameters: parameters, size: size, scale: scale, isCancelled: isStale)
-            didDisplay()
-            if rasterizesSubtree { forEachDescendant { $0.didDisplay() } }
-            displayDidLand(hadContents: hadContents)
+            land(nodeType.display(parameters: parameters, size: size, scale: scale, isCancelled: isStale), on: layer)
             return
         }
         let container = transactionContainer
@@ -140,14 +136,21 @@ extension DisplayNode {
                              isCancelled: { isCancelled() || isStale() })
         }) { [weak self] bitmap, cancelled in
             guard let self, !cancelled, !isStale(), let layer = self.layerIfLoaded else { return }
-            let hadContents = layer.contents != nil
-            layer.contents = bitmap
-            self.didDisplay()
-            // The subnodes drew into this bitmap: their hooks run too (an ImageNode publishes its
-            // error and scale factor there).
-            if self.rasterizesSubtree { self.forEachDescendant { $0.didDisplay() } }
-            self.displayDidLand(hadContents: hadContents)
+            self.land(bitmap, on: layer)
         }
+    }
+
+    /// Sets a display's result as the layer's contents, then runs `didDisplay()` and lets the
+    /// placeholders know.
+    @MainActor
+    private func land(_ bitmap: Bitmap?, on layer: Layer) {
+        let hadContents = layer.contents != nil
+        layer.contents = bitmap
+        didDisplay()
+        // The subnodes drew into this bitmap: their hooks run too (an ImageNode publishes its
+        // error and scale factor there).
+        if rasterizesSubtree { forEachDescendant { $0.didDisplay() } }
+        displayDidLand(hadContents: hadContents)
     }
 }
 
