@@ -100,22 +100,26 @@ public final class LayerAnimator {
 
     /// Whether `layer`'s tree shows its current contents (or no backend is uploading for it).
     public static func isPresented(_ layer: Layer) -> Bool {
-        guard layer.root.contentsChangeHandler != nil else { return true }
-        var presented = true
-        layer.forEachLayer { if !$0.isContentsPresented { presented = false } }
-        return presented
+        layer.root.contentsChangeHandler == nil || showsCurrentContents(layer)
+    }
+
+    /// Whether every layer of the tree shows its current contents; stops at the first that does not.
+    private static func showsCurrentContents(_ layer: Layer) -> Bool {
+        layer.isContentsPresented && layer.sublayers.allSatisfy(showsCurrentContents)
     }
 
     // MARK: The turn
 
     private func tick(at time: TimeInterval) {
         if !waiters.isEmpty {
-            let current = waiters
-            waiters.removeAll()
+            // Bodies may add waiters: they run after the ready ones (and those whose layer went)
+            // have left the list.
             var ready: [Waiter] = []
-            for waiter in current {
-                guard let layer = waiter.layer else { continue }
-                if Self.isPresented(layer) { ready.append(waiter) } else { waiters.append(waiter) }
+            waiters.removeAll { waiter in
+                guard let layer = waiter.layer else { return true }
+                guard Self.isPresented(layer) else { return false }
+                ready.append(waiter)
+                return true
             }
             for waiter in ready { waiter.body() }
         }
