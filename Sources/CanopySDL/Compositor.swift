@@ -214,7 +214,7 @@ public final class Compositor {
         let c = color.rgba8
         SDL_SetRenderDrawColor(renderer, c.r, c.g, c.b, c.a)
         SDL_RenderSetClipRect(renderer, nil)
-        clipStack.removeAll()
+        clipStack.removeAll(keepingCapacity: true)  // every frame pushes clips again
         SDL_RenderClear(renderer)
     }
 
