@@ -26,9 +26,9 @@ import Foundation
 @MainActor
 public final class Compositor {
     /// The default upload budget: 4 ms a frame. Measured on the reference machine (docs/
-    /// ARCHITECTURE.md, "Uploads"): a card's 320 x 480 texture takes about 0.2 to 0.5 ms to
-    /// upload and compositing a full window about 1 ms, so 4 ms uploads several cards a frame
-    /// and still leaves half of a 120 Hz frame (8.3 ms) for everything else.
+    /// ARCHITECTURE.md, "Uploads"): a card's 320 x 480 pt texture uploads in about 0.25 ms at
+    /// 1x and 1.1 ms at 2x, so 4 ms uploads about 16 cards a frame at 1x, 4 at 2x, and still
+    /// leaves half of a 120 Hz frame (8.3 ms) for everything else.
     public static let defaultUploadBudget: TimeInterval = 0.004
 
     let renderer: OpaquePointer
