@@ -199,6 +199,10 @@ final class AsyncTransactionTests: XCTestCase {
                 transaction.addOperation({ _ in index }) { value, _ in order.append(value ?? -1) }
                 return transaction
             }
+            // Every operation returns before the first commit: the group completes the
+            // transactions that are ready in the order they were opened, so a worker preempted
+            // in the middle of one must not decide the order.
+            for transaction in transactions { transaction.waitUntilOperationsFinish() }
             Self.turn(loop) { transactions.allSatisfy { $0.state == .completed } }
             XCTAssertEqual(order, [0, 1, 2, 3, 4])
         }
