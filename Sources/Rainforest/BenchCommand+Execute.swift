@@ -71,7 +71,7 @@ extension BenchCommand {
             throw UserFacingError(message: "bench: \(error.description)")
         }
         let artist = try GraphicsBenchmark.sampleArtist(photoPath: jpeg, photo: photo, deck: content.deck)
-        return try DisplayBenchmark(artist: artist).run(app: app)
+        return try DisplayBenchmark(artist: artist, deck: content.deck, resources: content.resources).run(app: app)
     }
 
     @MainActor

@@ -10,6 +10,10 @@ import Synchronization
 @MainActor
 struct DisplayBenchmark {
     let artist: CardArtist
+    /// The viewer's cards (`CardCellNode`s) measured beside the prepared ones: their display
+    /// snapshots a subtree of nodes.
+    let deck: CardDeck
+    let resources: Resources
     /// Rounds of one screenful of cards each; the figures are medians over rounds.
     var rounds = 31
     var cardsPerRound = 8
@@ -19,6 +23,9 @@ struct DisplayBenchmark {
         var displayStartUs: Double
         /// Per card: the transaction's completion on the main thread (contents set), in µs.
         var commitUs: Double
+        /// The same two for the viewer's cards (a rasterized CardCellNode at 1x), in µs.
+        var viewerCardDisplayStartUs: Double
+        var viewerCardCommitUs: Double
         /// Per card: the texture upload, at 1x and 2x, in ms.
         var uploadMs1x: Double
         var uploadMs2x: Double
@@ -32,6 +39,8 @@ struct DisplayBenchmark {
         enum CodingKeys: String, CodingKey {
             case displayStartUs = "display_start_us"
             case commitUs = "commit_us"
+            case viewerCardDisplayStartUs = "viewer_card_display_start_us"
+            case viewerCardCommitUs = "viewer_card_commit_us"
             case uploadMs1x = "upload_ms_1x"
             case uploadMs2x = "upload_ms_2x"
             case mainPerCardMs1x = "main_per_card_ms_1x"
@@ -41,7 +50,8 @@ struct DisplayBenchmark {
         }
     }
 
-    /// A card whose drawing is done already: the main-thread side of its display is real.
+    /// A card whose drawing is done already: it snapshots one bitmap, so its display start is
+    /// the scheduler's and the transaction's own cost.
     final class PreparedCardNode: DisplayNode, @unchecked Sendable {
         let bitmap: Bitmap
         init(bitmap: Bitmap) {
@@ -69,18 +79,17 @@ struct DisplayBenchmark {
         app.compositor.uploadObserver = { _, seconds in log.seconds.append(seconds) }
         defer { app.compositor.uploadObserver = nil }
 
-        func measure(_ bitmap: Bitmap) throws(UserFacingError) -> (start: Double, commit: Double, upload: Double) {
+        /// Rounds of `cardsPerRound` nodes from `makeNode` (given its place), each until their
+        /// textures are uploaded.
+        func measure(_ makeNode: (_ index: Int, _ origin: CGPoint) -> DisplayNode) throws(UserFacingError)
+            -> (start: Double, commit: Double, upload: Double) {
             var starts: [Double] = [], commits: [Double] = [], uploadMedians: [Double] = []
             for round in 0...rounds {   // round 0 warms up
                 let group = scheduler.transactionGroup!
                 let before = (scheduler.displayStatistics, group.completionSeconds)
                 log.seconds.removeAll()
                 let nodes = (0..<cardsPerRound).map { i in
-                    let node = PreparedCardNode(bitmap: bitmap)
-                    node.isTransactionContainer = true
-                    node.frame = CGRect(origin: CGPoint(x: CGFloat(i % 4) * 330, y: CGFloat(i / 4) * 400),
-                                        size: artist.size)
-                    return node
+                    makeNode(round * cardsPerRound + i, CGPoint(x: CGFloat(i % 4) * 330, y: CGFloat(i / 4) * 400))
                 }
                 app.rootLayer.setSublayers(nodes.map(\.layer))
                 let deadline = MonotonicClock.now() + 30
@@ -102,9 +111,28 @@ struct DisplayBenchmark {
             }
             return (Self.median(starts), Self.median(commits), Self.median(uploadMedians))
         }
-        let at1x = try measure(card1x)
-        let at2x = try measure(card2x)
-        return Result(displayStartUs: at1x.start, commitUs: at1x.commit, uploadMs1x: at1x.upload, uploadMs2x: at2x.upload,
+        func prepared(_ bitmap: Bitmap) -> (Int, CGPoint) -> DisplayNode {
+            { [artist] _, origin in
+                let node = PreparedCardNode(bitmap: bitmap)
+                node.isTransactionContainer = true
+                node.frame = CGRect(origin: origin, size: artist.size)
+                return node
+            }
+        }
+        let at1x = try measure(prepared(card1x))
+        let at2x = try measure(prepared(card2x))
+        let viewerCards = try measure { [deck, resources] index, origin in
+            let entry = deck.entry(at: index)
+            let card = CardCellNode(index: index, entry: entry, imagePath: resources.imageURL(entry.card.image).path,
+                                    scale: 1)
+            let size = CGSize(width: CardDeck.cardWidth, height: CardDeck.cardHeight(imageSize: try? entry.imageSize.get()))
+            card.frame = CGRect(origin: origin, size: size)
+            card.layoutAndApply(SizeRange(exactly: size))
+            return card
+        }
+        return Result(displayStartUs: at1x.start, commitUs: at1x.commit,
+                      viewerCardDisplayStartUs: viewerCards.start, viewerCardCommitUs: viewerCards.commit,
+                      uploadMs1x: at1x.upload, uploadMs2x: at2x.upload,
                       mainPerCardMs1x: (at1x.start + at1x.commit) / 1e3 + at1x.upload,
                       mainPerCardMs2x: (at2x.start + at2x.commit) / 1e3 + at2x.upload,
                       cardsPerSecondByWorkers: try workerThroughput(),
@@ -157,6 +185,8 @@ struct DisplayBenchmark {
         var rows = [["per card, on the main thread", "median"]]
         rows.append(["display start (snapshot, queueing)", String(format: "%.1f µs", r.displayStartUs)])
         rows.append(["commit (transaction completion)", String(format: "%.1f µs", r.commitUs)])
+        rows.append(["viewer card: display start (subtree snapshot)", String(format: "%.1f µs", r.viewerCardDisplayStartUs)])
+        rows.append(["viewer card: commit", String(format: "%.1f µs", r.viewerCardCommitUs)])
         rows.append(["texture upload 1x (320 pt wide)", String(format: "%.3f ms", r.uploadMs1x)])
         rows.append(["texture upload 2x", String(format: "%.3f ms", r.uploadMs2x)])
         rows.append(["total 1x", String(format: "%.3f ms", r.mainPerCardMs1x)])
