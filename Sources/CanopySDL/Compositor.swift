@@ -535,28 +535,28 @@ public final class Compositor {
     /// alpha). A straight-alpha texture is filtered in straight colour, so when it is stretched a
     /// transparent pixel's colour (black) would bleed into its visible neighbours as a dark fringe;
     /// premultiplied filtering, which the rasterizer does, ignores it.
+    ///
+    /// In place: only the colour of fully transparent pixels is written, and only visible pixels
+    /// are read, so no pixel is read after it was written.
     private static func bleedIntoTransparentPixels(_ pixels: inout [UInt8], width: Int, height: Int) {
-        let source = pixels
-        source.withUnsafeBufferPointer { src in
-            pixels.withUnsafeMutableBufferPointer { dst in
-                for y in 0..<height {
-                    for x in 0..<width where src[(y * width + x) * 4 + 3] == 0 {
-                        var r = 0, g = 0, b = 0, weight = 0
-                        for ny in max(0, y - 1)...min(height - 1, y + 1) {
-                            for nx in max(0, x - 1)...min(width - 1, x + 1) {
-                                let n = (ny * width + nx) * 4
-                                let a = Int(src[n + 3])
-                                guard a > 0 else { continue }
-                                r += Int(src[n]) * a; g += Int(src[n + 1]) * a; b += Int(src[n + 2]) * a
-                                weight += a
-                            }
+        pixels.withUnsafeMutableBufferPointer { p in
+            for y in 0..<height {
+                for x in 0..<width where p[(y * width + x) * 4 + 3] == 0 {
+                    var r = 0, g = 0, b = 0, weight = 0
+                    for ny in max(0, y - 1)...min(height - 1, y + 1) {
+                        for nx in max(0, x - 1)...min(width - 1, x + 1) {
+                            let n = (ny * width + nx) * 4
+                            let a = Int(p[n + 3])
+                            guard a > 0 else { continue }
+                            r += Int(p[n]) * a; g += Int(p[n + 1]) * a; b += Int(p[n + 2]) * a
+                            weight += a
                         }
-                        guard weight > 0 else { continue }
-                        let i = (y * width + x) * 4
-                        dst[i] = UInt8((r + weight / 2) / weight)
-                        dst[i + 1] = UInt8((g + weight / 2) / weight)
-                        dst[i + 2] = UInt8((b + weight / 2) / weight)
                     }
+                    guard weight > 0 else { continue }
+                    let i = (y * width + x) * 4
+                    p[i] = UInt8((r + weight / 2) / weight)
+                    p[i + 1] = UInt8((g + weight / 2) / weight)
+                    p[i + 2] = UInt8((b + weight / 2) / weight)
                 }
             }
         }
