@@ -46,10 +46,8 @@ public final class Compositor {
     }
     /// Uploads waiting for a later frame.
     public var pendingUploads: Int { workQueue.count }
-    /// Told of every layer upload: the bytes and the seconds it took (benchmarks and traces).
+    /// Told of every layer upload: the bytes and the seconds it took (`bench --scenario display`).
     public var uploadObserver: ((_ bytes: Int, _ seconds: TimeInterval) -> Void)?
-    /// Layer textures uploaded since the compositor started.
-    public private(set) var uploadCount = 0
 
     /// A layer's texture.
     final class TextureBacking: LayerBacking {
@@ -177,7 +175,6 @@ public final class Compositor {
         textureBytes += bytes
         layer.backing = backing
         if let old { destroy(old) }
-        uploadCount += 1
         uploadObserver?(bytes, MonotonicClock.now() - start)
     }
 
@@ -193,11 +190,6 @@ public final class Compositor {
         workQueue.remove(backing)
         SDL_DestroyTexture(backing.texture)
         textureBytes -= backing.bytes
-    }
-
-    /// Uploads everything waiting now, whatever the budget (screenshots, tests).
-    public func flushUploads() {
-        workQueue.drain()
     }
 
     /// Starts a frame: clears to `color`.
