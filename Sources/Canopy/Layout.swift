@@ -4,8 +4,24 @@ import Foundation
 ///
 /// `position` is relative to the parent layout's origin. A layout returned by
 /// `layoutThatFits` has position zero; the parent places a copy of it (`positioned(at:)`).
+///
+/// Ownership, as Texture's `ASLayout`: a layout holds a node (`DisplayNode`) weakly, since nodes
+/// keep their own layouts (`calculatedLayout`) and are owned by their tree or their creator; it
+/// holds any other element (a spec, a leaf) strongly, since the layout is often all that keeps
+/// it. A layout keeps the nodes of its sublayouts alive, so a node laid out but not yet added to
+/// its supernode (automatic subnode management) survives until its layout is applied.
 public final class Layout: Sendable, CustomStringConvertible {
-    public let element: any LayoutElement
+    /// The element this layout measures. Reading it after its node was released is a bug (a
+    /// layout outlived the node it describes) and stops the program.
+    public var element: any LayoutElement {
+        if let ownedElement { return ownedElement }
+        guard let node else { preconditionFailure("Layout: its node was released before its layout was read") }
+        return node
+    }
+    private let ownedElement: (any LayoutElement)?
+    private weak let node: DisplayNode?
+    /// The nodes of the sublayouts, held strongly (their layouts hold them weakly).
+    let sublayoutNodes: [DisplayNode]
     public let size: CGSize
     public let position: CGPoint
     public let sublayouts: [Layout]
@@ -18,7 +34,14 @@ public final class Layout: Sendable, CustomStringConvertible {
 
     public init(element: any LayoutElement, size: CGSize, position: CGPoint = .zero, sublayouts: [Layout] = [],
                 ascender: CGFloat? = nil, descender: CGFloat? = nil) {
-        self.element = element
+        if let node = element as? DisplayNode {
+            self.node = node
+            ownedElement = nil
+        } else {
+            node = nil
+            ownedElement = element
+        }
+        sublayoutNodes = sublayouts.compactMap { $0.node }
         self.size = size
         self.position = position
         self.sublayouts = sublayouts

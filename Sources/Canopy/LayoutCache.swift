@@ -20,6 +20,9 @@ public final class LayoutCache: Sendable {
         let ascender: CGFloat?
         let descender: CGFloat?
         let generation: UInt64
+        /// The nodes of the sublayouts, kept alive as the layout kept them (sublayouts hold their
+        /// nodes weakly); nodes never hold the element that owns this cache, so no cycle.
+        let sublayoutNodes: [DisplayNode]
     }
 
     private static let generationCounter = Atomic<UInt64>(0)
@@ -54,7 +57,7 @@ public final class LayoutCache: Sendable {
     /// leaves the entry already stale).
     public func store(_ layout: Layout, for range: SizeRange, parentSize: CGSize, generation: UInt64) {
         let entry = Entry(range: range, parentSize: parentSize, size: layout.size, sublayouts: layout.sublayouts,
-                          ascender: layout.ascender, descender: layout.descender, generation: generation)
+                          ascender: layout.ascender, descender: layout.descender, generation: generation, sublayoutNodes: layout.sublayoutNodes)
         // A layout measured before the latest change is stale already: keeping it would only push a
         // fresh entry out.
         guard generation == Self.generation else { return }

@@ -195,3 +195,44 @@ final class DisplayNodeTests: XCTestCase {
         XCTAssertTrue(layout.sublayouts[0].sublayouts[0].element === leaf)
     }
 }
+
+/// Who keeps whom alive between nodes and their layouts (a node holds its own layout; a layout must
+/// not hold its node back).
+final class LayoutOwnershipTests: XCTestCase {
+    func testALaidOutNodeIsReleasedWithItsLastOwner() {
+        weak var released: DisplayNode?
+        weak var releasedChild: DisplayNode?
+        do {
+            let node = DisplayNode()
+            let child = DisplayNode()
+            child.style.preferredSize = CGSize(width: 10, height: 10)
+            node.automaticallyManagesSubnodes = true
+            node.layoutSpecBlock = { _, _ in InsetLayoutSpec(insets: EdgeInsets(all: 2), child: child) }
+            node.layoutAndApply(SizeRange(exactly: CGSize(width: 20, height: 20)))
+            XCTAssertNotNil(node.calculatedLayout)
+            XCTAssertTrue(node.subnodes.first === child)
+            released = node
+            releasedChild = child
+        }
+        XCTAssertNil(released, "its calculated layout and cached layouts do not keep it")
+        XCTAssertNil(releasedChild)
+    }
+
+    func testALayoutKeepsTheNodesItPlacesUntilTheyAreApplied() {
+        let node = DisplayNode()
+        node.automaticallyManagesSubnodes = true
+        weak var made: DisplayNode?
+        // The spec makes a new node each time: only the layout holds it until applyLayout adds it.
+        node.layoutSpecBlock = { _, _ in
+            let fresh = DisplayNode()
+            fresh.style.preferredSize = CGSize(width: 5, height: 5)
+            return InsetLayoutSpec(insets: EdgeInsets(all: 1), child: fresh)
+        }
+        let layout = node.layoutThatFits(SizeRange(exactly: CGSize(width: 10, height: 10)))
+        made = layout.sublayouts.first?.element as? DisplayNode
+        XCTAssertNotNil(made, "the layout kept the fresh node alive")
+        node.applyLayout(layout)
+        XCTAssertTrue(node.subnodes.first === made)
+        XCTAssertEqual(made?.frame, CGRect(x: 1, y: 1, width: 8, height: 8), "the inset passes the exact range on")
+    }
+}
