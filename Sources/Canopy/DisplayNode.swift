@@ -91,12 +91,7 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
     /// them flattened away, positions made relative to this node); or, for a leaf, its size.
     open func calculateLayoutThatFits(_ constrainedSize: SizeRange) -> Layout {
         let spec = layoutSpecThatFits(constrainedSize)
-        if spec === NoLayoutSpec.shared {
-            var size = calculateSizeThatFits(constrainedSize.max)
-            if !size.width.isFinite { size.width = 0 }
-            if !size.height.isFinite { size.height = 0 }
-            return Layout(element: self, size: constrainedSize.clamp(size))
-        }
+        if spec === NoLayoutSpec.shared { return leafLayout(constrainedSize) }
         let specLayout = spec.layoutThatFits(constrainedSize, parentSize: constrainedSize.max)
         var nodes: [Layout] = []
         if specLayout.element is DisplayNode {

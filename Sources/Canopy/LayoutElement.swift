@@ -62,6 +62,12 @@ extension LayoutElement {
     }
 
     public func calculateLayoutThatFits(_ constrainedSize: SizeRange) -> Layout {
+        leafLayout(constrainedSize)
+    }
+
+    /// A leaf's layout: `calculateSizeThatFits` for the range's largest size, a length that is not
+    /// finite counting as 0, clamped into the range (the default above, and a node without a spec).
+    func leafLayout(_ constrainedSize: SizeRange) -> Layout {
         var size = calculateSizeThatFits(constrainedSize.max)
         if !size.width.isFinite { size.width = 0 }
         if !size.height.isFinite { size.height = 0 }
