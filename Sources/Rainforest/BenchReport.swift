@@ -113,3 +113,12 @@ enum ProcessMemory {
         try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
     }
 }
+
+extension Array where Element == Double {
+    /// The benchmarks' median: the middle value once sorted (the upper one of an even count), 0
+    /// when empty.
+    var median: Double {
+        guard !isEmpty else { return 0 }
+        return sorted()[count / 2]
+    }
+}

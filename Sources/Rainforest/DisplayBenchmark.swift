@@ -104,12 +104,12 @@ struct DisplayBenchmark {
                 if round > 0 {
                     starts.append((after.0.seconds - before.0.seconds) / Double(cardsPerRound) * 1e6)
                     commits.append((after.1 - before.1) / Double(cardsPerRound) * 1e6)
-                    uploadMedians.append(Self.median(log.seconds) * 1e3)
+                    uploadMedians.append(log.seconds.median * 1e3)
                 }
                 app.rootLayer.setSublayers([])
                 app.runTurn()
             }
-            return (Self.median(starts), Self.median(commits), Self.median(uploadMedians))
+            return (starts.median, commits.median, uploadMedians.median)
         }
         func prepared(_ bitmap: Bitmap) -> (Int, CGPoint) -> DisplayNode {
             { [artist] _, origin in
@@ -170,15 +170,9 @@ struct DisplayBenchmark {
                 if batch > 0 { rates.append(Double(batchSize) / (MonotonicClock.now() - start)) }
             }
             queue.shutdown()
-            result["\(workers)"] = Self.median(rates)
+            result["\(workers)"] = rates.median
         }
         return result
-    }
-
-    static func median(_ values: [Double]) -> Double {
-        guard !values.isEmpty else { return 0 }
-        let sorted = values.sorted()
-        return sorted[sorted.count / 2]
     }
 
     static func table(_ r: Result) -> String {

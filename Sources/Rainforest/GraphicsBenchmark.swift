@@ -49,7 +49,7 @@ struct GraphicsBenchmark {
                     try body()
                     times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
                 }
-                results[name] = Result(medianMs: times.sorted()[times.count / 2], runs: times.count)
+                results[name] = Result(medianMs: times.median, runs: times.count)
             } catch {
                 throw UserFacingError(message: "bench: \(name): \(error)")
             }

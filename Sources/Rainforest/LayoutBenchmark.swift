@@ -89,7 +89,7 @@ struct LayoutBenchmark {
             }
         }
         return Result(cardUs: cardUs, cells10kMs: cellsMs, cardCachedUs: cachedUs,
-                      cardNodeUs: Self.median(of: nodeUs), cardNodeCachedUs: Self.median(of: nodeCachedUs))
+                      cardNodeUs: nodeUs.median, cardNodeCachedUs: nodeCachedUs.median)
     }
 
     /// Makes and lays out a card node for each entry, as `Viewer` does; the mean per card in µs.
@@ -104,11 +104,6 @@ struct LayoutBenchmark {
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e3 / Double(entries.count)
     }
 
-    private static func median(of values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
-    }
-
     /// Builds and measures one card; `variant` lengthens the description so cells differ.
     @discardableResult
     private static func measure(_ card: CardData, variant: Int = 0) -> CGSize {
@@ -120,8 +115,7 @@ struct LayoutBenchmark {
 
     private func median(_ body: () -> Double) -> Double {
         _ = body()
-        let times = (0..<repetitions).map { _ in body() }.sorted()
-        return times[times.count / 2]
+        return (0..<repetitions).map { _ in body() }.median
     }
 
     static func table(_ result: Result) -> String {
