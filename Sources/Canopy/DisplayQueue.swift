@@ -6,7 +6,8 @@ import Glibc
 
 /// The raster workers: a fixed pool of threads that run display work (decode, scale, blur, text,
 /// drawing), most urgent first (`DisplayPriority`), at a lower scheduling priority than the main
-/// thread so that a busy pool never delays a frame.
+/// thread, so the scheduler favours frames over a busy pool (it cannot promise it: see
+/// docs/ARCHITECTURE.md).
 ///
 /// Thread-safe: `enqueue` from any thread. Work items must not touch SDL or any main-thread object;
 /// they poll their own cancellation (the display sentinel) and return quickly when cancelled.

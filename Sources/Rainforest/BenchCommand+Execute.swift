@@ -86,7 +86,7 @@ extension BenchCommand {
         if modes.contains(.sync) {
             modes.removeAll { $0 == .sync }
             let rest = modes.isEmpty ? "nothing else to run" : "running async only"
-            FileHandle.standardError.write(Data("rainforest: bench: the main-thread (sync) mode is not built yet; it comes with the card nodes; \(rest)\n".utf8))
+            FileHandle.standardError.write(Data("rainforest: bench: the main-thread (sync) mode is not built yet (it comes with the main-thread comparison mode); \(rest)\n".utf8))
             if modes.isEmpty { return }
         }
         let size = options.size ?? Session.defaultSize
