@@ -132,17 +132,21 @@ public final class RunLoop {
         }
     }
 
-    /// Runs `block` on the main thread at the next turn. Any thread may call it; it wakes a
-    /// sleeping loop.
+    /// Runs `block` on the main thread at the next turn. Any thread may call it; it always wakes
+    /// the waiter (posted work is rare, and a sleeping loop must see it).
     nonisolated public func perform(_ block: @escaping @Sendable @MainActor () -> Void) {
         posted.withLock { $0.append(block) }
-        setNeedsFrame()
-    }
-
-    /// Asks for another turn (an animation is running, something changed). Any thread.
-    nonisolated public func setNeedsFrame() {
         frameRequested.store(true, ordering: .releasing)
         waiter.wake()
+    }
+
+    /// Asks for another turn (an animation is running, something changed). Any thread. Only the
+    /// first request of a turn wakes the waiter (an SDL event for the SDL backend): later ones
+    /// find the flag set, which the loop checks before it sleeps.
+    nonisolated public func setNeedsFrame() {
+        if !frameRequested.exchange(true, ordering: .acquiringAndReleasing) {
+            waiter.wake()
+        }
     }
 
     /// Asks for a turn no later than `deadline` (monotonic seconds), even if the loop is idle
