@@ -60,6 +60,12 @@ public final class Application {
     /// Draws the image-scaling labels of `overlayRootNode`'s image nodes (Texture's image scaling
     /// overlay: red "%.2fx", image pixels over drawn pixels, at each node's bottom right).
     public var showsImageScaling = false { didSet { runLoop.setNeedsFrame() } }
+    /// Draws the range overlay of `rangeOverlaySource`'s snapshot over the layer tree, under the FPS
+    /// and help overlays (Texture's range debug overlay): on-screen cells tinted by state and a
+    /// panel of the viewport and the display and preload ranges over the content.
+    public var showsRanges = false { didSet { runLoop.setNeedsFrame() } }
+    /// The collection's state for the range overlay, asked each frame it is shown; nil draws nothing.
+    public var rangeOverlaySource: (@MainActor () -> RangeOverlaySnapshot?)?
     /// The pointer's shape; SDL's cursor changes only when this does. Headless: ignored.
     public var cursor = Cursor.arrow {
         didSet { if cursor != oldValue && !options.headless && !closed { systemCursors.show(cursor) } }
@@ -251,6 +257,9 @@ public final class Application {
         }
         if showsHitTestSlop, let root = overlayRootNode {
             compositor.drawHitTestSlop(HitTestSlopOverlay.regions(in: root))
+        }
+        if showsRanges, let snapshot = rangeOverlaySource?() {
+            compositor.drawRangeOverlay(snapshot, text: textCache, font: options.overlayFont)
         }
         let font = options.overlayFont
         if showsFPS {
