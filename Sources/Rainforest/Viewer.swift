@@ -14,7 +14,7 @@ final class Viewer {
     let deck: CardDeck
     let heights: [CGFloat]
     let columnLayout = ColumnLayout()
-    private(set) var layout: ColumnLayout.Result
+    private(set) var layout: CollectionLayoutResult
     var scroll = ScrollController()
     /// When set, the scroll offset follows this script instead of input (the benchmark).
     var scriptedOffset: ((TimeInterval) -> CGFloat)?
@@ -33,7 +33,7 @@ final class Viewer {
     private var cardScale: CGFloat = 0
     /// Set by a resize: the grid is laid out again once, in the next layout phase, keeping
     /// this place (taken from the layout the reader saw).
-    private var pendingRelayout: ColumnLayout.Anchor??
+    private var pendingRelayout: CollectionAnchor??
 
     init(app: Application, deck: CardDeck, resources: Resources) {
         self.app = app
@@ -184,7 +184,7 @@ final class Viewer {
         app.runLoop.setNeedsFrame()
     }
 
-    private func relayout(keeping anchor: ColumnLayout.Anchor?) {
+    private func relayout(keeping anchor: CollectionAnchor?) {
         layout = columnLayout.layout(heights: heights, width: app.size.width)
         // Columns are 320 pt wide whatever the window, so a card keeps its size and only moves:
         // moved, it keeps its contents (made again, it would show its placeholder and be laid

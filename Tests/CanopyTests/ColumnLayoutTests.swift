@@ -7,7 +7,7 @@ final class ColumnLayoutTests: XCTestCase {
 
     func testOneCentredColumnBelow650Points() {
         let result = layout.layout(heights: [500, 480, 400], width: 649)
-        XCTAssertEqual(result.columnCount, 1)
+        XCTAssertEqual(layout.columnCount(forWidth: 649), 1)
         // (649 - 320) / 2 = 164.5, floored to a whole point.
         XCTAssertEqual(result.frames, [
             CGRect(x: 164, y: 10, width: 320, height: 500),
@@ -19,7 +19,7 @@ final class ColumnLayoutTests: XCTestCase {
 
     func testTwoColumnsTenPointsApartFrom650Points() {
         let result = layout.layout(heights: [500, 300, 400, 350], width: 650)
-        XCTAssertEqual(result.columnCount, 2)
+        XCTAssertEqual(layout.columnCount(forWidth: 650), 2)
         // 320 + 10 + 320 = 650 fills the width exactly. Each card goes to the shorter column.
         XCTAssertEqual(result.frames, [
             CGRect(x: 0, y: 10, width: 320, height: 500),     // left:  10 -> 520

@@ -1,0 +1,779 @@
+import Foundation
+import Synchronization
+
+/// Makes an item's cell; runs on a display worker.
+public typealias CellNodeBlock = @Sendable () -> CellNode
+
+/// Where a `CollectionNode`'s items come from (Texture's `ASCollectionDataSource`). Main thread.
+@MainActor
+public protocol CollectionDataSource: AnyObject, Sendable {
+    /// How many items there are.
+    func numberOfItems(in collectionNode: CollectionNode) -> Int
+
+    /// A block that makes item `index`'s cell. Asked on the main thread when the item nears the
+    /// viewport; the block runs on a display worker, which also measures the cell. Each item gets
+    /// its own cell (no reuse); a reloaded item gets a new one.
+    func collectionNode(_ collectionNode: CollectionNode, nodeBlockForItemAt index: Int) -> CellNodeBlock
+
+    /// The size item `index` is placed at until its cell is measured. The default is the size
+    /// range's width and the collection's `estimatedItemHeight`.
+    func collectionNode(_ collectionNode: CollectionNode, estimatedSizeForItemAt index: Int,
+                        in sizeRange: SizeRange) -> CGSize
+}
+
+extension CollectionDataSource {
+    public func collectionNode(_ collectionNode: CollectionNode, estimatedSizeForItemAt index: Int,
+                               in sizeRange: SizeRange) -> CGSize {
+        let width = sizeRange.max.width.isFinite ? sizeRange.max.width : sizeRange.min.width
+        return CGSize(width: width, height: sizeRange.clamp(CGSize(width: width, height: collectionNode.estimatedItemHeight)).height)
+    }
+}
+
+/// What a `CollectionNode` tells its owner (Texture's `ASCollectionDelegate`). Every method has a
+/// default; all run on the main thread except `willBeginBatchFetch`, which runs on a background
+/// queue (hence Sendable).
+public protocol CollectionDelegate: AnyObject, Sendable {
+    /// The user clicked item `index` (not on one of its controls).
+    @MainActor func collectionNode(_ collectionNode: CollectionNode, didSelectItemAt index: Int)
+    /// Item `index`'s cell is about to be on screen (it entered the visible state).
+    @MainActor func collectionNode(_ collectionNode: CollectionNode, willDisplayItemWith node: CellNode, at index: Int)
+    /// Item `index`'s cell left the screen (or the collection).
+    @MainActor func collectionNode(_ collectionNode: CollectionNode, didEndDisplayingItemWith node: CellNode, at index: Int)
+    /// Whether to fetch another batch now that Texture's rule says the end is near. Default false.
+    @MainActor func shouldBatchFetch(for collectionNode: CollectionNode) -> Bool
+    /// Fetch the next batch, insert its items (on the main thread), then call
+    /// `context.completeBatchFetching(true)`. Background queue. The default completes at once.
+    func collectionNode(_ collectionNode: CollectionNode, willBeginBatchFetchWith context: BatchContext)
+}
+
+extension CollectionDelegate {
+    @MainActor public func collectionNode(_ collectionNode: CollectionNode, didSelectItemAt index: Int) {}
+    @MainActor public func collectionNode(_ collectionNode: CollectionNode, willDisplayItemWith node: CellNode, at index: Int) {}
+    @MainActor public func collectionNode(_ collectionNode: CollectionNode, didEndDisplayingItemWith node: CellNode, at index: Int) {}
+    @MainActor public func shouldBatchFetch(for collectionNode: CollectionNode) -> Bool { false }
+    public func collectionNode(_ collectionNode: CollectionNode, willBeginBatchFetchWith context: BatchContext) {
+        context.completeBatchFetching(true)
+    }
+}
+
+/// The changes of one `performBatchUpdates`: deletions and reloads name items by their index
+/// before the update, insertions by their index after it (UIKit's and Texture's convention).
+public struct CollectionUpdates: Sendable, Equatable {
+    public private(set) var insertions: [Int] = []
+    public private(set) var deletions: [Int] = []
+    public private(set) var reloads: [Int] = []
+
+    public init() {}
+
+    public mutating func insertItems(at indices: [Int]) { insertions += indices }
+    public mutating func deleteItems(at indices: [Int]) { deletions += indices }
+    public mutating func reloadItems(at indices: [Int]) { reloads += indices }
+}
+
+/// A scrolling collection of cells (Texture's `ASCollectionNode`): the data source gives the
+/// number of items and a block per item that makes its cell on a worker; the `collectionLayout`
+/// places them; the range controller built in here moves every cell through the preload, display
+/// and visible states as the user scrolls, so a cell is made and measured before it is near,
+/// drawn before it is seen, and its contents released after it leaves.
+///
+/// Each turn (`scrollNodeDidUpdate(at:)`, main thread):
+/// - the ranges are computed from `rangeTuning` (minimum mode until the user first scrolls, then
+///   full; the leading side in the direction of travel, grown with the speed);
+/// - each item in the preload range without a cell has its block run on a worker, the cell measured
+///   there against the layout's size range, then placed here; an item placed by its estimated size
+///   moves to its measured size, and the viewport's top item keeps its place on screen;
+/// - each cell gets its interface state (DisplayNode+InterfaceState): a cell is in the node tree
+///   while it is in the display range, and is dropped (its node released) once it leaves the
+///   preload range, so memory and textures are bounded by the ranges, not the collection's size;
+/// - each cell's displays and the item allocations are prioritised by distance to the viewport;
+/// - Texture's batch-fetching rule is checked.
+///
+/// Updates (`performBatchUpdates` and the rest) keep the reader's place; a reloaded item keeps
+/// showing its old cell until the new one has displayed and is on screen, so reloads never flash.
+/// Main thread, except configuration that says otherwise.
+open class CollectionNode: ScrollNode, @unchecked Sendable {
+    /// One item's bookkeeping.
+    struct Item {
+        let id: UInt64
+        /// Measured, or estimated until then.
+        var size: CGSize
+        var isMeasured = false
+        /// Bumped by a reload: cells made for an older generation are stale.
+        var generation: UInt64 = 0
+        var node: CellNode?
+        var nodeGeneration: UInt64 = 0
+        /// A cell being made and measured on a worker.
+        var pending: DisplayQueue.Ticket?
+        /// A reloaded item's new cell, displaying under the old one until it can take its place.
+        var replacement: CellNode?
+        /// The interface state last given to the cell (`[]` without one).
+        var state: InterfaceState = []
+        var isInTree = false
+        var isSelected = false
+    }
+
+    private struct Model {
+        weak var dataSource: (any CollectionDataSource)?
+        weak var delegate: (any CollectionDelegate)?
+        var layoutObject: any CollectionLayout = ColumnLayout()
+        var items: [Item] = []
+        var nextID: UInt64 = 0
+        var needsReloadData = true
+        var layout = CollectionLayoutResult.empty
+        var layoutWidth: CGFloat = -1
+        var needsLayout = false
+        /// The items that have a cell, a cell on its way or a state: the ones each turn looks at
+        /// besides those in range.
+        var live: Set<Int> = []
+        var rangeTuning = RangeTuning()
+        var rangeMode: RangeMode?
+        var leadingScreensForBatching = BatchFetching.defaultLeadingScreens
+        var estimatedItemHeight: CGFloat = 200
+        var lastRanges = Ranges(viewport: .zero, display: .zero, preload: .zero, mode: .minimum)
+    }
+    private let model = Mutex(Model())
+
+    /// The batch-fetch context: the app's fetch completes it; reloadData cancels it.
+    public let batchContext = BatchContext()
+
+    /// The rectangles of the last turn, in content coordinates.
+    public struct Ranges: Sendable, Equatable {
+        public var viewport: CGRect
+        public var display: CGRect
+        public var preload: CGRect
+        public var mode: RangeMode
+    }
+
+    public override init() {
+        super.init()
+        name = "collection"
+        batchContext.onStateChange = { _ in DisplayScheduler.shared.runLoop?.setNeedsFrame() }
+    }
+
+    // MARK: Configuration
+
+    @MainActor
+    public var dataSource: (any CollectionDataSource)? {
+        get { model.withLock { $0.dataSource } }
+        set {
+            model.withLock { $0.dataSource = newValue; $0.needsReloadData = true }
+            requestFrame()
+        }
+    }
+
+    /// Any thread.
+    public var delegate: (any CollectionDelegate)? {
+        get { model.withLock { $0.delegate } }
+        set { model.withLock { $0.delegate = newValue } }
+    }
+
+    /// How items are placed (default: the tutorial's `ColumnLayout`). Setting it lays out again.
+    public var collectionLayout: any CollectionLayout {
+        get { model.withLock { $0.layoutObject } }
+        set {
+            model.withLock { $0.layoutObject = newValue; $0.needsLayout = true }
+            requestFrame()
+        }
+    }
+
+    /// The ranges' sizes (Texture's defaults) and the velocity extension. Any thread.
+    public var rangeTuning: RangeTuning {
+        get { model.withLock { $0.rangeTuning } }
+        set { model.withLock { $0.rangeTuning = newValue }; requestFrame() }
+    }
+
+    /// Forces a range mode; nil (the default) is Texture's rule: minimum until the user scrolls,
+    /// then full.
+    public var rangeMode: RangeMode? {
+        get { model.withLock { $0.rangeMode } }
+        set { model.withLock { $0.rangeMode = newValue }; requestFrame() }
+    }
+
+    /// How many screenfuls before the end a batch fetch starts (default 2; 0 turns it off).
+    public var leadingScreensForBatching: CGFloat {
+        get { model.withLock { $0.leadingScreensForBatching } }
+        set { model.withLock { $0.leadingScreensForBatching = newValue } }
+    }
+
+    /// The height the default estimate gives items not measured yet (default 200 pt).
+    public var estimatedItemHeight: CGFloat {
+        get { model.withLock { $0.estimatedItemHeight } }
+        set { model.withLock { $0.estimatedItemHeight = max(0, newValue.isFinite ? newValue : 0) } }
+    }
+
+    // MARK: Reading the collection (main thread)
+
+    /// The number of items, as of the last data load or update.
+    @MainActor
+    public var numberOfItems: Int {
+        loadDataIfNeeded()
+        return model.withLock { $0.items.count }
+    }
+
+    /// Item `index`'s cell, if it has one now (it is in or near the preload range).
+    @MainActor
+    public func nodeForItem(at index: Int) -> CellNode? {
+        model.withLock { $0.items[safe: index]?.node }
+    }
+
+    /// The interface state item `index`'s cell was given last (`[]` if it has none).
+    @MainActor
+    public func interfaceStateForItem(at index: Int) -> InterfaceState {
+        model.withLock { $0.items[safe: index]?.state ?? [] }
+    }
+
+    /// Where item `index` is placed, in content coordinates.
+    @MainActor
+    public func frameForItem(at index: Int) -> CGRect? {
+        model.withLock { $0.layout.frames[safe: index] }
+    }
+
+    /// Whether item `index` has been measured (else it is placed by its estimate).
+    @MainActor
+    public func isItemMeasured(at index: Int) -> Bool {
+        model.withLock { $0.items[safe: index]?.isMeasured ?? false }
+    }
+
+    /// The items whose frames meet `rect` (content coordinates), in index order.
+    @MainActor
+    public func indicesOfItems(in rect: CGRect) -> [Int] {
+        model.withLock { $0.layout.indices(intersecting: rect) }
+    }
+
+    /// The items in the viewport now.
+    @MainActor
+    public var visibleItemIndices: [Int] { indicesOfItems(in: visibleContentRect) }
+
+    /// The ranges computed at the last turn.
+    @MainActor
+    public var ranges: Ranges { model.withLock { $0.lastRanges } }
+
+    /// The visible items now, and how many of them are not on screen whole (no cell yet, its
+    /// display not landed, its placeholder still up, or its contents not uploaded yet).
+    @MainActor
+    public var visibleCoverage: (visible: Int, waiting: Int) {
+        let nodes = model.withLock { m in m.layout.indices(intersecting: m.lastRanges.viewport).map { m.items[$0].node } }
+        let waiting = nodes.filter { node in
+            guard let node, let layer = node.layerIfLoaded, node.supernode === contentNode else { return true }
+            return !node.isSubtreeDisplayed || node.isShowingPlaceholder || !LayerAnimator.isPresented(layer)
+        }.count
+        return (nodes.count, waiting)
+    }
+
+    /// Whether every visible item is on screen whole.
+    @MainActor
+    public var isVisibleContentDisplayed: Bool { visibleCoverage.waiting == 0 }
+
+    /// Item `index` within the collection's content, from a point in the collection's own
+    /// coordinates (nil over the gaps).
+    @MainActor
+    public func indexOfItem(at point: CGPoint) -> Int? {
+        let p = CGPoint(x: point.x, y: point.y + contentOffset)
+        return model.withLock { m in
+            m.layout.indices(intersecting: CGRect(x: p.x, y: p.y, width: 1, height: 1)).first { m.layout.frames[$0].contains(p) }
+        }
+    }
+
+    // MARK: Selection (main thread)
+
+    /// Selects item `index` (its cell's `isSelected`, kept across cell releases) and tells the
+    /// delegate; the selection is single.
+    @MainActor
+    public func selectItem(at index: Int) {
+        let (previous, node, delegate) = model.withLock { m -> ([CellNode?], CellNode?, (any CollectionDelegate)?) in
+            guard m.items.indices.contains(index) else { return ([], nil, nil) }
+            var previous: [CellNode?] = []
+            for i in m.items.indices where m.items[i].isSelected && i != index {
+                m.items[i].isSelected = false
+                previous.append(m.items[i].node)
+            }
+            m.items[index].isSelected = true
+            return (previous, m.items[index].node, m.delegate)
+        }
+        for old in previous { old?.isSelected = false }
+        node?.isSelected = true
+        delegate?.collectionNode(self, didSelectItemAt: index)
+    }
+
+    /// Whether item `index` is selected.
+    @MainActor
+    public func isItemSelected(at index: Int) -> Bool {
+        model.withLock { $0.items[safe: index]?.isSelected ?? false }
+    }
+
+    /// Handles the pointer for the collection: scrolling first; a click (press and release with
+    /// no drag) on an item selects it. Returns whether the event was used.
+    @MainActor
+    @discardableResult
+    public func handle(_ event: InputEvent, at time: TimeInterval) -> Bool {
+        let wasDragging = isDragging
+        let used = handleScrollEvent(event, at: time)
+        if case .pointerUp(.left, let point) = event, !used, !wasDragging, isNodeLoaded {
+            let local = layer.convertFromWindow(point)
+            if bounds.contains(local), let index = indexOfItem(at: local) {
+                selectItem(at: index)
+                return true
+            }
+        }
+        return used
+    }
+
+    // MARK: Updates (main thread)
+
+    /// Loads the items again from the data source. Items that stay keep their cells until their
+    /// new ones have displayed (no flash); a batch fetch in flight is cancelled.
+    @MainActor
+    public func reloadData() {
+        batchContext.cancelBatchFetching()
+        model.withLock { $0.needsReloadData = true }
+        loadDataIfNeeded()
+    }
+
+    @MainActor
+    public func insertItems(at indices: [Int]) {
+        performBatchUpdates { $0.insertItems(at: indices) }
+    }
+
+    @MainActor
+    public func deleteItems(at indices: [Int]) {
+        performBatchUpdates { $0.deleteItems(at: indices) }
+    }
+
+    @MainActor
+    public func reloadItems(at indices: [Int]) {
+        performBatchUpdates { $0.reloadItems(at: indices) }
+    }
+
+    /// Applies insertions, deletions and reloads together, after the data source has changed. The
+    /// item at the viewport's top edge keeps its place on screen. If the data source's count does
+    /// not match the old count less the deletions plus the insertions, or an index is out of
+    /// range, the whole collection is reloaded instead (and the mismatch reported on standard
+    /// error), as a collection must never show items the data source does not have.
+    @MainActor
+    public func performBatchUpdates(_ updates: (inout CollectionUpdates) -> Void) {
+        var changes = CollectionUpdates()
+        updates(&changes)
+        guard let dataSource = model.withLock({ $0.dataSource }) else { return }
+        if model.withLock({ $0.needsReloadData }) { return loadDataIfNeeded() }
+        let oldCount = model.withLock { $0.items.count }
+        let newCount = dataSource.numberOfItems(in: self)
+        let deletions = Set(changes.deletions), insertions = Set(changes.insertions)
+        let reloads = Set(changes.reloads).subtracting(deletions)
+        guard deletions.allSatisfy({ (0..<oldCount).contains($0) }), reloads.allSatisfy({ (0..<oldCount).contains($0) }),
+              insertions.allSatisfy({ (0..<newCount).contains($0) }),
+              oldCount - deletions.count + insertions.count == newCount else {
+            FileHandle.standardError.write(Data("""
+                CollectionNode: invalid batch update (\(oldCount) items, -\(deletions.count) +\(insertions.count) \
+                does not give \(newCount), or an index is out of range); reloading the data instead\n
+                """.utf8))
+            model.withLock { $0.needsReloadData = true }
+            return loadDataIfNeeded()
+        }
+        let anchor = currentAnchor()
+        let width = bounds.width
+        var removed: [Item] = []
+        let newAnchorIndex = model.withLock { m -> Int? in
+            var newItems: [Item] = []
+            newItems.reserveCapacity(newCount)
+            var newIndexOfOld = [Int?](repeating: nil, count: oldCount)
+            var old = 0
+            for newIndex in 0..<newCount {
+                if insertions.contains(newIndex) {
+                    newItems.append(Item(id: m.nextID, size: .zero))
+                    m.nextID += 1
+                    continue
+                }
+                while deletions.contains(old) {
+                    removed.append(m.items[old])
+                    old += 1
+                }
+                var item = m.items[old]
+                if reloads.contains(old) { Self.invalidate(&item) }
+                newIndexOfOld[old] = newIndex
+                newItems.append(item)
+                old += 1
+            }
+            while old < oldCount {
+                removed.append(m.items[old])
+                old += 1
+            }
+            m.items = newItems
+            m.live = Set(m.live.compactMap { newIndexOfOld[$0] })
+            m.needsLayout = true
+            // The anchor moves with its item; a deleted one hands over to the next that stayed.
+            guard let anchor else { return nil }
+            var index = anchor.index
+            while index < oldCount, newIndexOfOld[index] == nil { index += 1 }
+            return index < oldCount ? newIndexOfOld[index] : nil
+        }
+        for item in removed { release(item) }
+        for index in insertions.sorted() { estimateSize(of: index, dataSource: dataSource, width: width) }
+        relayout(keeping: anchor.map { a in newAnchorIndex.map { CollectionAnchor(index: $0, distance: a.distance) } } ?? nil)
+        requestFrame()
+    }
+
+    // MARK: Each turn (main thread)
+
+    open override func scrollNodeDidUpdate(at time: TimeInterval) {
+        super.scrollNodeDidUpdate(at: time)
+        loadDataIfNeeded()
+        let width = bounds.width
+        if model.withLock({ $0.needsLayout || $0.layoutWidth != width }) {
+            relayout(keeping: currentAnchor())
+        }
+        swapReadyReplacements()
+        updateRanges()
+        checkBatchFetch()
+    }
+
+    /// Gives every item in and around the ranges its interface state; makes the cells that are
+    /// needed and drops those no longer needed.
+    @MainActor
+    private func updateRanges() {
+        let viewport = visibleContentRect
+        let direction = scrollDirection, speed = scrollSpeed
+        let (tuning, forcedMode) = model.withLock { ($0.rangeTuning, $0.rangeMode) }
+        let mode = forcedMode ?? (hasScrolled ? .full : .minimum)
+        let display = tuning.rect(for: .display, mode: mode, viewport: viewport, direction: direction, speed: speed)
+        let preload = tuning.rect(for: .preload, mode: mode, viewport: viewport, direction: direction, speed: speed)
+        let (candidates, previouslyLive) = model.withLock { m -> ([Int], Set<Int>) in
+            m.lastRanges = Ranges(viewport: viewport, display: display, preload: preload, mode: mode)
+            return (m.layout.indices(intersecting: preload.union(display).union(viewport)), m.live)
+        }
+        var states: [Int: InterfaceState] = [:]
+        for index in candidates {
+            guard let frame = frameForItem(at: index) else { continue }
+            if frame.intersects(viewport) && viewport.height > 0 {
+                states[index] = [.preload, .display, .visible]
+            } else if frame.intersects(display) {
+                states[index] = [.preload, .display]
+            } else if frame.intersects(preload) {
+                states[index] = .preload
+            }
+        }
+        // Leaving: the far ones first, then the rest nearest first (visible work starts first).
+        for index in previouslyLive.subtracting(states.keys).sorted() { setState([], ofItemAt: index, viewport: viewport) }
+        let ordered = states.keys.sorted { distance(of: $0, to: viewport) < distance(of: $1, to: viewport) }
+        for index in ordered { setState(states[index]!, ofItemAt: index, viewport: viewport) }
+        model.withLock { $0.live = Set(states.keys).union($0.live.filter { states[$0] != nil }) }
+    }
+
+    @MainActor
+    private func distance(of index: Int, to viewport: CGRect) -> CGFloat {
+        guard let frame = frameForItem(at: index) else { return .infinity }
+        if frame.maxY < viewport.minY { return viewport.minY - frame.maxY }
+        if frame.minY > viewport.maxY { return frame.minY - viewport.maxY }
+        return 0
+    }
+
+    /// Moves one item to `newState`: its cell joins or leaves the tree, gets the state, and is
+    /// made (or dropped) as needed.
+    @MainActor
+    private func setState(_ newState: InterfaceState, ofItemAt index: Int, viewport: CGRect) {
+        guard var item = model.withLock({ $0.items[safe: index] }), let frame = frameForItem(at: index) else { return }
+        if newState.isEmpty {
+            release(item)
+            model.withLock { m in
+                m.items[index].node = nil
+                m.items[index].replacement = nil
+                m.items[index].pending = nil
+                m.items[index].state = []
+                m.items[index].isInTree = false
+            }
+            return
+        }
+        let d = distance(of: index, to: viewport)
+        let priority = DisplayPriority(isVisible: newState.contains(.visible), distance: d)
+        let isStale = item.node != nil && item.nodeGeneration != item.generation
+        if (item.node == nil || isStale) && item.pending == nil {
+            allocate(index, priority: priority)
+            item = model.withLock { $0.items[index] }
+        }
+        guard let node = item.node else { return }
+        if node.frame.origin != frame.origin { node.frame.origin = frame.origin }
+        node.displayPriority = priority
+        if let replacement = item.replacement {
+            replacement.displayPriority = priority
+            if replacement.frame.origin != frame.origin { replacement.frame.origin = frame.origin }
+            // Off screen there is nothing to flash: the new cell takes over now.
+            if !newState.contains(.display) {
+                swap(in: index)
+                return setState(newState, ofItemAt: index, viewport: viewport)
+            }
+        }
+        let oldState = item.state
+        var isInTree = item.isInTree
+        if newState.contains(.display) && !isInTree {
+            contentNode.addSubnode(node)
+            isInTree = true
+        }
+        if oldState != newState {
+            node.recursivelySetInterfaceState(newState)
+            item.replacement?.recursivelySetInterfaceState(newState)
+        }
+        if !newState.contains(.display) && isInTree {
+            node.removeFromSupernode()
+            isInTree = false
+        }
+        model.withLock { m in
+            m.items[index].state = newState
+            m.items[index].isInTree = isInTree
+        }
+        let delegate = model.withLock { $0.delegate }
+        if newState.contains(.visible) && !oldState.contains(.visible) {
+            delegate?.collectionNode(self, willDisplayItemWith: node, at: index)
+        } else if !newState.contains(.visible) && oldState.contains(.visible) {
+            delegate?.collectionNode(self, didEndDisplayingItemWith: node, at: index)
+        }
+    }
+
+    /// Takes an item's cell (and its replacement) out: state `[]`, out of the tree, work in flight
+    /// cancelled. The caller forgets them.
+    @MainActor
+    private func release(_ item: Item) {
+        item.pending?.cancel()
+        for node in [item.node, item.replacement].compactMap({ $0 }) {
+            if node.interfaceState.contains(.visible) {
+                model.withLock { $0.delegate }?.collectionNode(self, didEndDisplayingItemWith: node, at: -1)
+            }
+            node.recursivelySetInterfaceState([])
+            if node.supernode === contentNode { node.removeFromSupernode() }
+        }
+    }
+
+    /// Runs item `index`'s node block on a worker, measures the cell there, then hands it over
+    /// here (or does it all now when no run loop is installed to hand it back on).
+    @MainActor
+    private func allocate(_ index: Int, priority: DisplayPriority) {
+        guard let dataSource = model.withLock({ $0.dataSource }) else { return }
+        let block = dataSource.collectionNode(self, nodeBlockForItemAt: index)
+        let (id, generation, sizeRange) = model.withLock { m in
+            (m.items[index].id, m.items[index].generation,
+             m.layoutObject.sizeRange(forItemAt: index, collectionWidth: bounds.width))
+        }
+        let make: @Sendable () -> CellNode = {
+            let node = block()
+            let layout = node.layoutThatFits(sizeRange)
+            node.frame = CGRect(origin: .zero, size: layout.size)
+            node.applyLayout(layout)
+            return node
+        }
+        guard let loop = DisplayScheduler.shared.runLoop else {
+            cellDidArrive(make(), id: id, generation: generation, near: index)
+            return
+        }
+        let ticket = DisplayQueue.shared.enqueue(priority: priority) { [weak self] in
+            let node = make()
+            loop.perform { self?.cellDidArrive(node, id: id, generation: generation, near: index) }
+        }
+        model.withLock { $0.items[index].pending = ticket }
+    }
+
+    /// A cell made on a worker: it becomes the item's cell, or the replacement of a displayed
+    /// reloaded one; its measured size replaces the estimate (laid out at the next turn).
+    @MainActor
+    private func cellDidArrive(_ node: CellNode, id: UInt64, generation: UInt64, near hint: Int) {
+        guard let index = indexOfItem(id: id, near: hint) else { return }  // deleted meanwhile
+        let (stale, selected, old, oldInTree) = model.withLock { m in
+            (m.items[index].generation != generation, m.items[index].isSelected, m.items[index].node, m.items[index].isInTree)
+        }
+        guard !stale else { return }
+        node.isSelected = selected
+        let size = node.frame.size
+        if let old, oldInTree {
+            node.frame = CGRect(origin: old.frame.origin, size: size)
+            if let previous = model.withLock({ $0.items[index].replacement }) { release(Item(id: id, size: .zero, replacement: previous)) }
+            // Under the old cell, which covers it until it has displayed.
+            let position = contentNode.subnodes.firstIndex { $0 === old } ?? 0
+            contentNode.insertSubnode(node, at: position)
+            node.recursivelySetInterfaceState(model.withLock { $0.items[index].state })
+            model.withLock { m in
+                m.items[index].replacement = node
+                m.items[index].pending = nil
+                m.items[index].nodeGeneration = generation
+            }
+        } else {
+            if let old { release(Item(id: id, size: .zero, node: old)) }
+            model.withLock { m in
+                m.items[index].node = node
+                m.items[index].nodeGeneration = generation
+                m.items[index].pending = nil
+                m.items[index].state = []
+                m.items[index].isInTree = false
+                m.live.insert(index)
+                if m.items[index].size != size || !m.items[index].isMeasured {
+                    if m.items[index].size != size { m.needsLayout = true }
+                    m.items[index].size = size
+                    m.items[index].isMeasured = true
+                }
+            }
+        }
+        requestFrame()
+    }
+
+    /// Replacements whose new cell is on screen whole take their old cell's place.
+    @MainActor
+    private func swapReadyReplacements() {
+        let waiting = model.withLock { m in m.live.filter { m.items[safe: $0]?.replacement != nil } }
+        for index in waiting {
+            guard let replacement = model.withLock({ $0.items[index].replacement }),
+                  let layer = replacement.layerIfLoaded else { continue }
+            let ready = replacement.isSubtreeDisplayed && !replacement.isShowingPlaceholder
+                && LayerAnimator.isPresented(layer) && layer.fadeOpacity >= 1
+            if ready { swap(in: index) }
+        }
+    }
+
+    /// The replacement becomes the item's cell; the old one goes.
+    @MainActor
+    private func swap(in index: Int) {
+        guard let (old, replacement, wasInTree) = model.withLock({ m -> (CellNode?, CellNode, Bool)? in
+            guard let replacement = m.items[index].replacement else { return nil }
+            return (m.items[index].node, replacement, m.items[index].isInTree)
+        }) else { return }
+        if let old {
+            if old.interfaceState.contains(.visible) {
+                model.withLock { $0.delegate }?.collectionNode(self, didEndDisplayingItemWith: old, at: index)
+            }
+            old.recursivelySetInterfaceState([])
+            if old.supernode === contentNode { old.removeFromSupernode() }
+        }
+        let size = replacement.frame.size
+        model.withLock { m in
+            m.items[index].node = replacement
+            m.items[index].replacement = nil
+            m.items[index].isInTree = wasInTree && replacement.supernode === contentNode
+            if m.items[index].size != size {
+                m.items[index].size = size
+                m.needsLayout = true
+            }
+            m.items[index].isMeasured = true
+        }
+        if replacement.interfaceState.contains(.visible) {
+            model.withLock { $0.delegate }?.collectionNode(self, willDisplayItemWith: replacement, at: index)
+        }
+        requestFrame()
+    }
+
+    /// Where the item with `id` is now: at `hint` unless updates moved it.
+    @MainActor
+    private func indexOfItem(id: UInt64, near hint: Int) -> Int? {
+        model.withLock { m in
+            if m.items[safe: hint]?.id == id { return hint }
+            // Updates shift items by the number inserted or deleted before them: look outwards.
+            for step in 1..<max(2, m.items.count) {
+                if m.items[safe: hint - step]?.id == id { return hint - step }
+                if m.items[safe: hint + step]?.id == id { return hint + step }
+                if hint - step < 0 && hint + step >= m.items.count { break }
+            }
+            return nil
+        }
+    }
+
+    private static func invalidate(_ item: inout Item) {
+        item.generation += 1
+        item.pending?.cancel()
+        item.pending = nil
+    }
+
+    // MARK: Data and layout (main thread)
+
+    /// Loads every item from the data source when asked to (the first turn, `reloadData`, a new
+    /// data source): items that stay are reloaded in place, the rest added or removed at the end.
+    @MainActor
+    private func loadDataIfNeeded() {
+        guard model.withLock({ $0.needsReloadData }) else { return }
+        guard let dataSource = model.withLock({ $0.dataSource }) else { return }
+        model.withLock { $0.needsReloadData = false }
+        let anchor = currentAnchor()
+        let count = max(0, dataSource.numberOfItems(in: self))
+        let width = bounds.width
+        var removed: [Item] = []
+        let oldCount = model.withLock { m -> Int in
+            let oldCount = m.items.count
+            for index in m.items.indices where index < count { Self.invalidate(&m.items[index]) }
+            if oldCount > count {
+                removed = Array(m.items[count...])
+                m.items.removeSubrange(count...)
+                m.live = m.live.filter { $0 < count }
+            } else {
+                m.items.reserveCapacity(count)
+                for _ in oldCount..<count {
+                    m.items.append(Item(id: m.nextID, size: .zero))
+                    m.nextID += 1
+                }
+            }
+            m.needsLayout = true
+            return oldCount
+        }
+        for item in removed { release(item) }
+        // Estimates for every item: the new ones have none, and reloaded ones may change.
+        for index in 0..<count where index >= oldCount || !model.withLock({ $0.items[index].isMeasured }) {
+            estimateSize(of: index, dataSource: dataSource, width: width)
+        }
+        relayout(keeping: anchor.flatMap { $0.index < count ? $0 : nil })
+        requestFrame()
+    }
+
+    @MainActor
+    private func estimateSize(of index: Int, dataSource: any CollectionDataSource, width: CGFloat) {
+        let range = model.withLock { $0.layoutObject.sizeRange(forItemAt: index, collectionWidth: width) }
+        let size = dataSource.collectionNode(self, estimatedSizeForItemAt: index, in: range)
+        model.withLock { m in
+            m.items[index].size = size
+            m.items[index].isMeasured = false
+        }
+    }
+
+    @MainActor
+    private func currentAnchor() -> CollectionAnchor? {
+        let (layout, hasLayout) = model.withLock { ($0.layout, $0.layoutWidth >= 0) }
+        guard hasLayout else { return nil }
+        return layout.anchor(atOffset: contentOffset, viewport: bounds.size)
+    }
+
+    /// Places every item again; the anchor's item keeps its place on screen, without disturbing a
+    /// scroll in progress.
+    @MainActor
+    private func relayout(keeping anchor: CollectionAnchor?) {
+        let width = bounds.width
+        let layout = model.withLock { m -> CollectionLayoutResult in
+            m.layout = m.layoutObject.layout(sizes: m.items.map(\.size), width: width)
+            m.layoutWidth = width
+            m.needsLayout = false
+            return m.layout
+        }
+        contentHeight = layout.contentHeight
+        if let anchor {
+            let delta = layout.offset(keeping: anchor) - contentOffset
+            if delta != 0 { shiftContentOffset(by: delta) }
+        }
+        // Cells in the tree move with their items.
+        for index in model.withLock({ Array($0.live) }) {
+            guard let frame = layout.frames[safe: index], let item = model.withLock({ $0.items[safe: index] }) else { continue }
+            for node in [item.node, item.replacement].compactMap({ $0 }) where node.frame.origin != frame.origin {
+                node.frame.origin = frame.origin
+            }
+        }
+    }
+
+    // MARK: Batch fetching (main thread)
+
+    @MainActor
+    private func checkBatchFetch() {
+        let (delegate, leading, height) = model.withLock { ($0.delegate, $0.leadingScreensForBatching, $0.layout.contentHeight) }
+        guard let delegate, !model.withLock({ $0.needsReloadData }) else { return }
+        guard BatchFetching.shouldFetch(context: batchContext, direction: scrollDirection, viewport: visibleContentRect,
+                                        contentHeight: height, leadingScreens: leading, isVisible: isNodeLoaded),
+              delegate.shouldBatchFetch(for: self) else { return }
+        batchContext.beginBatchFetching()
+        let context = batchContext
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            delegate.collectionNode(self, willBeginBatchFetchWith: context)
+        }
+    }
+
+    private func requestFrame() {
+        DisplayScheduler.shared.runLoop?.setNeedsFrame()
+    }
+}

@@ -1,0 +1,419 @@
+import Foundation
+import Synchronization
+import XCTest
+@testable import Canopy
+
+/// What the test cells record: the interface-state calls, in order, and where cells were made.
+final class CollectionLog: Sendable {
+    private let entries = Mutex<[String]>([])
+    func add(_ entry: String) { entries.withLock { $0.append(entry) } }
+    var all: [String] { entries.withLock { $0 } }
+    func clear() { entries.withLock { $0.removeAll() } }
+}
+
+/// A cell of a fixed height that fills itself with a colour; its drawing can be held at a gate.
+final class TestCell: CellNode, @unchecked Sendable {
+    let item: Int
+    let height: CGFloat
+    let log: CollectionLog
+    let gate: DispatchSemaphore?
+    let madeOnMainThread = Thread.isMainThread
+
+    init(item: Int, height: CGFloat, log: CollectionLog, gate: DispatchSemaphore? = nil) {
+        self.item = item
+        self.height = height
+        self.log = log
+        self.gate = gate
+        super.init()
+    }
+
+    override var drawsContents: Bool { true }
+    override func calculateSizeThatFits(_ constrainedSize: CGSize) -> CGSize {
+        CGSize(width: constrainedSize.width, height: height)
+    }
+    @MainActor override func drawParameters() -> (any Sendable)? { gate }
+    override class func draw(parameters: (any Sendable)?, in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
+        if let gate = parameters as? DispatchSemaphore { _ = gate.wait(timeout: .now() + 30); gate.signal() }
+        context.fill(CGRect(x: 0, y: 0, width: 1000, height: 1000), with: .white)
+    }
+    @MainActor override func didEnterPreloadState() { log.add("\(item) enter preload") }
+    @MainActor override func didExitPreloadState() { log.add("\(item) exit preload") }
+    @MainActor override func didEnterDisplayState() { log.add("\(item) enter display") }
+    @MainActor override func didExitDisplayState() { log.add("\(item) exit display") }
+    @MainActor override func didEnterVisibleState() { log.add("\(item) enter visible") }
+    @MainActor override func didExitVisibleState() { log.add("\(item) exit visible") }
+    @MainActor override func interfaceStateDidChange(_ newState: InterfaceState, from oldState: InterfaceState) {
+        log.add("\(item) \(oldState) -> \(newState)")
+    }
+}
+
+/// A data source of items of given heights (estimated at `estimate` until measured), which can
+/// grow by batch fetching.
+@MainActor
+final class TestSource: CollectionDataSource, CollectionDelegate {
+    var heights: [CGFloat]
+    var estimate: CGFloat?
+    let log = CollectionLog()
+    var gates: [Int: DispatchSemaphore] = [:]
+    var generation = 0
+    /// Batch fetching: items added per batch, until `limit`.
+    var batchSize = 0
+    var limit = 0
+    nonisolated let fetches = Mutex(0)
+    var selected: [Int] = []
+    var displayed: [String] = []
+
+    init(heights: [CGFloat], estimate: CGFloat? = nil) {
+        self.heights = heights
+        self.estimate = estimate
+    }
+
+    func numberOfItems(in collectionNode: CollectionNode) -> Int { heights.count }
+
+    func collectionNode(_ collectionNode: CollectionNode, nodeBlockForItemAt index: Int) -> CellNodeBlock {
+        let height = heights[index], log = log, gate = gates[index]
+        return { TestCell(item: index, height: height, log: log, gate: gate) }
+    }
+
+    func collectionNode(_ collectionNode: CollectionNode, estimatedSizeForItemAt index: Int, in sizeRange: SizeRange) -> CGSize {
+        CGSize(width: sizeRange.min.width, height: estimate ?? heights[index])
+    }
+
+    func collectionNode(_ collectionNode: CollectionNode, didSelectItemAt index: Int) { selected.append(index) }
+    func collectionNode(_ collectionNode: CollectionNode, willDisplayItemWith node: CellNode, at index: Int) {
+        displayed.append("will \(index)")
+    }
+    func collectionNode(_ collectionNode: CollectionNode, didEndDisplayingItemWith node: CellNode, at index: Int) {
+        displayed.append("end \((node as? TestCell)?.item ?? -1)")
+    }
+    func shouldBatchFetch(for collectionNode: CollectionNode) -> Bool { heights.count < limit }
+
+    nonisolated func collectionNode(_ collectionNode: CollectionNode, willBeginBatchFetchWith context: BatchContext) {
+        fetches.withLock { $0 += 1 }
+        XCTAssertFalse(Thread.isMainThread)
+        XCTAssertTrue(context.isFetching)
+        DisplayScheduler.shared.runLoop?.perform { [self] in
+            let start = heights.count
+            let count = min(batchSize, limit - start)
+            heights += Array(repeating: 100, count: count)
+            collectionNode.insertItems(at: Array(start..<(start + count)))
+            context.completeBatchFetching(true)
+        }
+    }
+}
+
+final class CollectionNodeTests: XCTestCase {
+    override func tearDown() {
+        MainActor.assumeIsolated { DisplayScheduler.shared.uninstall() }
+        super.tearDown()
+    }
+
+    /// A 400 x 300 collection (one column of 320 pt, x 40) on a loop, loaded, with `source`.
+    @MainActor
+    static func make(_ source: TestSource, height: CGFloat = 300) -> (CollectionNode, Canopy.RunLoop) {
+        let (loop, _) = NodeTestSupport.makeLoop()
+        let collection = CollectionNode()
+        collection.frame = CGRect(x: 0, y: 0, width: 400, height: height)
+        collection.dataSource = source
+        collection.delegate = source
+        _ = collection.layer
+        return (collection, loop)
+    }
+
+    /// Turns until every visible item is on screen whole.
+    @MainActor
+    static func settle(_ collection: CollectionNode, _ loop: Canopy.RunLoop, file: StaticString = #filePath, line: UInt = #line) {
+        NodeTestSupport.turn(loop, until: { collection.numberOfItems == 0 || (collection.isVisibleContentDisplayed && !collection.visibleItemIndices.isEmpty) },
+                             file: file, line: line)
+        for _ in 0..<3 { loop.runTurn() }
+    }
+
+    func testCellsAreMadeOffTheMainThreadMeasuredAndPlaced() {
+        MainActor.assumeIsolated {
+            // Estimated 50 pt, measured 100: frames follow the measurement.
+            let source = TestSource(heights: Array(repeating: 100, count: 50), estimate: 50)
+            let (collection, loop) = Self.make(source)
+            Self.settle(collection, loop)
+            XCTAssertEqual(collection.numberOfItems, 50)
+            XCTAssertEqual(collection.visibleItemIndices, [0, 1, 2])
+            for index in 0..<3 {
+                let cell = try! XCTUnwrap(collection.nodeForItem(at: index) as? TestCell)
+                XCTAssertFalse(cell.madeOnMainThread)
+                XCTAssertTrue(collection.isItemMeasured(at: index))
+                // Spacing 10, then 100 + 10 per item, centred: x = (400 - 320) / 2.
+                XCTAssertEqual(collection.frameForItem(at: index), CGRect(x: 40, y: 10 + 110 * CGFloat(index), width: 320, height: 100))
+                XCTAssertEqual(cell.frame, collection.frameForItem(at: index))
+                XCTAssertTrue(cell.supernode === collection.contentNode)
+                XCTAssertNotNil(cell.layer.contents)
+            }
+            // Far items are neither made nor measured: still at the estimate.
+            XCTAssertNil(collection.nodeForItem(at: 40))
+            XCTAssertFalse(collection.isItemMeasured(at: 40))
+            XCTAssertEqual(collection.frameForItem(at: 40)?.height, 50)
+        }
+    }
+
+    func testMinimumRangesBeforeTheUserScrolls() {
+        MainActor.assumeIsolated {
+            let source = TestSource(heights: Array(repeating: 100, count: 50))
+            let (collection, loop) = Self.make(source)
+            Self.settle(collection, loop)
+            // Viewport 0...300. Minimum mode, no direction yet (leads down): display 0.25 / 0.25
+            // screens = 75 pt each side -> -75...375; preload leads 0.5 (150) and trails 0.25 (75)
+            // -> -75...450. Items at 10 + 110k, 100 high: 0 (10-110), 1 (120-220), 2 (230-330)
+            // visible; 3 (340-440) in display; 4 (450-550) only touches 450: out.
+            XCTAssertEqual(collection.ranges.mode, .minimum)
+            XCTAssertEqual(collection.ranges.display, CGRect(x: 0, y: -75, width: 400, height: 450))
+            XCTAssertEqual(collection.ranges.preload, CGRect(x: 0, y: -75, width: 400, height: 525))
+            XCTAssertEqual((0..<6).map { collection.interfaceStateForItem(at: $0) },
+                           [[.preload, .display, .visible], [.preload, .display, .visible], [.preload, .display, .visible],
+                            [.preload, .display], [], []])
+            XCTAssertNil(collection.nodeForItem(at: 4))
+        }
+    }
+
+    func testFullRangesOnceScrollingLeadInTheDirectionOfTravel() {
+        MainActor.assumeIsolated {
+            let source = TestSource(heights: Array(repeating: 100, count: 100))
+            let (collection, loop) = Self.make(source)
+            var tuning = RangeTuning()
+            tuning.velocityLookahead = 0     // the velocity extension is RangeTuning's tests' business
+            collection.rangeTuning = tuning
+            Self.settle(collection, loop)
+            collection.setContentOffset(1100)
+            loop.runTurn()
+            // Going down from 0 to 1100: full mode; display leads 1.0 screen (300) below and
+            // trails 0.5 (150) above: 950...1700; preload 2.5 (750) / 1.5 (450): 650...2150.
+            XCTAssertEqual(collection.ranges.mode, .full)
+            XCTAssertEqual(collection.ranges.display, CGRect(x: 0, y: 950, width: 400, height: 750))
+            XCTAssertEqual(collection.ranges.preload, CGRect(x: 0, y: 650, width: 400, height: 1500))
+            // Item k spans 10 + 110k ... +100. Item 10 (1110-1210) is visible; item 8 (890-990)
+            // is in display (trailing), item 7 (780-880) only in preload, item 5 (560-660) in
+            // preload, item 4 (450-550) out; below, item 15 (1660-1760) in display, 16 (1770-1870)
+            // preload, 19 (2100-2200) preload, 20 (2210-) out.
+            XCTAssertEqual(collection.interfaceStateForItem(at: 10), [.preload, .display, .visible])
+            XCTAssertEqual(collection.interfaceStateForItem(at: 8).contains(.display), true)
+            XCTAssertEqual(collection.interfaceStateForItem(at: 15), [.preload, .display])
+            XCTAssertEqual(collection.interfaceStateForItem(at: 16), .preload)
+            XCTAssertEqual(collection.interfaceStateForItem(at: 4), [])
+            XCTAssertEqual(collection.interfaceStateForItem(at: 20), [])
+            // Back up: the leading side flips above.
+            collection.setContentOffset(1000)
+            loop.runTurn()
+            XCTAssertEqual(collection.ranges.display, CGRect(x: 0, y: 700, width: 400, height: 750))
+            XCTAssertEqual(collection.ranges.preload, CGRect(x: 0, y: 250, width: 400, height: 1500))
+        }
+    }
+
+    func testInterfaceStateCallbacksComeInTexturesOrder() {
+        MainActor.assumeIsolated {
+            let source = TestSource(heights: Array(repeating: 100, count: 100))
+            let (collection, loop) = Self.make(source)
+            Self.settle(collection, loop)
+            let first = source.log.all.filter { $0.hasPrefix("0 ") }
+            XCTAssertEqual(first, ["0 enter preload", "0 enter display", "0 enter visible", "0 none -> preload+display+visible"])
+            source.log.clear()
+            // A jump far away: item 0 leaves every range in one turn; Texture calls the exits in
+            // the same order (preload, display, visible).
+            collection.setContentOffset(5000)
+            loop.runTurn()
+            XCTAssertEqual(source.log.all.filter { $0.hasPrefix("0 ") },
+                           ["0 exit preload", "0 exit display", "0 exit visible", "0 preload+display+visible -> none"])
+            XCTAssertNil(collection.nodeForItem(at: 0))
+            XCTAssertTrue(source.displayed.contains("will 0"))
+            XCTAssertTrue(source.displayed.contains("end 0"))
+        }
+    }
+
+    func testLeavingTheDisplayRangeClearsContentsAndSuspendsDisplay() {
+        MainActor.assumeIsolated {
+            let source = TestSource(heights: Array(repeating: 100, count: 100))
+            let (collection, loop) = Self.make(source)
+            var tuning = RangeTuning()
+            tuning.velocityLookahead = 0
+            collection.rangeTuning = tuning
+            Self.settle(collection, loop)
+            let cell = try! XCTUnwrap(collection.nodeForItem(at: 0))
+            XCTAssertNotNil(cell.layer.contents)
+            // Scrolled down to 600: display trails 150 (450...), preload trails 450 (150...):
+            // item 0 (10-110) is out of both; item 1 (120-220) and 2 (230-330) are preload only.
+            collection.setContentOffset(600)
+            loop.runTurn()
+            let second = try! XCTUnwrap(collection.nodeForItem(at: 2))
+            XCTAssertEqual(collection.interfaceStateForItem(at: 2), .preload)
+            XCTAssertNil(second.layer.contents)
+            XCTAssertTrue(second.displaySuspended)
+            XCTAssertNil(second.supernode)
+            XCTAssertNil(collection.nodeForItem(at: 0))
+            XCTAssertNil(cell.supernode)
+            XCTAssertNil(cell.layer.contents)
+            // Back in the display range, it draws again.
+            collection.setContentOffset(0)
+            Self.settle(collection, loop)
+            XCTAssertNotNil(second.layer.contents)
+            XCTAssertFalse(second.displaySuspended)
+        }
+    }
+
+    func testOnlyTheRangesHoldCellsWhateverTheSize() {
+        MainActor.assumeIsolated {
+            let source = TestSource(heights: Array(repeating: 100, count: 100_000))
+            let (collection, loop) = Self.make(source)
+            Self.settle(collection, loop)
+            for offset in stride(from: 0, through: 30_000, by: 3_000) {
+                collection.setContentOffset(CGFloat(offset))
+                loop.runTurn()
+            }
+            Self.settle(collection, loop)
+            // Full mode at rest after going down: preload 2.5 + 1 + 1.5 screens = 1500 pt, about
+            // 14 items of 110 pt; no cells elsewhere.
+            let cells = collection.contentNode.subnodes.count
+            XCTAssertLessThanOrEqual(cells, 14)
+            XCTAssertNil(collection.nodeForItem(at: 0))
+            XCTAssertNil(collection.nodeForItem(at: 99_999))
+        }
+    }
+
+    func testBatchFetchingGrowsTheCollectionUntilTheDelegateStops() {
+        MainActor.assumeIsolated {
+            let source = TestSource(heights: Array(repeating: 100, count: 2))
+            source.batchSize = 5
+            source.limit = 22
+            let (collection, loop) = Self.make(source)
+            XCTAssertEqual(collection.batchContext.state, .completed)
+            // 2 items are shorter than the viewport: Texture's rule fetches at once, and again
+            // while the end is within 2 screens (600 pt) of the viewport's bottom.
+            NodeTestSupport.turn(loop, until: { collection.numberOfItems >= 12 })
+            XCTAssertEqual(collection.batchContext.state, .completed)
+            // 12 items end at 1330: 1330 - 300 - 0 = 1030 > 600, no more until the reader nears.
+            for _ in 0..<20 { loop.runTurn() }
+            XCTAssertEqual(collection.numberOfItems, 12)
+            collection.setContentOffset(500)
+            NodeTestSupport.turn(loop, until: { collection.numberOfItems >= 17 })
+            collection.setContentOffset(5000)
+            NodeTestSupport.turn(loop, until: { collection.numberOfItems == 22 })
+            for _ in 0..<20 { loop.runTurn() }
+            XCTAssertEqual(collection.numberOfItems, 22)
+            XCTAssertEqual(source.fetches.withLock { $0 }, 4)
+        }
+    }
+
+    func testBatchFetchingWaitsForTheFetchInFlightAndNotUpwards() {
+        MainActor.assumeIsolated {
+            let context = BatchContext()
+            let source = TestSource(heights: Array(repeating: 100, count: 30))
+            source.limit = 100
+            let (collection, loop) = Self.make(source)
+            _ = context
+            Self.settle(collection, loop)
+            XCTAssertEqual(source.fetches.withLock { $0 }, 0)   // 3310 pt of content, the end is far
+            collection.setContentOffset(3000)
+            loop.runTurn()
+            collection.setContentOffset(2800)                    // going up near the end: no fetch
+            for _ in 0..<5 { loop.runTurn() }
+            XCTAssertEqual(source.fetches.withLock { $0 }, 1)    // the fetch started going down
+            XCTAssertTrue(collection.batchContext.isFetching || collection.batchContext.state == .completed)
+        }
+    }
+
+    func testInsertAndDeleteAboveKeepTheReadersPlace() {
+        MainActor.assumeIsolated {
+            let source = TestSource(heights: Array(repeating: 100, count: 100))
+            let (collection, loop) = Self.make(source)
+            Self.settle(collection, loop)
+            collection.setContentOffset(2200 + 30)     // item 20 (2210) 20 pt above the top
+            Self.settle(collection, loop)
+            let cell = try! XCTUnwrap(collection.nodeForItem(at: 20) as? TestCell)
+            let onScreen = cell.frame.minY - collection.contentOffset
+            source.heights.insert(contentsOf: [100, 100, 100], at: 0)
+            collection.insertItems(at: [0, 1, 2])
+            loop.runTurn()
+            XCTAssertTrue(collection.nodeForItem(at: 23) === cell)
+            XCTAssertEqual(cell.frame.minY - collection.contentOffset, onScreen)
+            XCTAssertEqual(collection.contentOffset, 2230 + 330)
+            source.heights.removeSubrange(0..<5)
+            collection.deleteItems(at: [0, 1, 2, 3, 4])
+            loop.runTurn()
+            XCTAssertTrue(collection.nodeForItem(at: 18) === cell)
+            XCTAssertEqual(cell.frame.minY - collection.contentOffset, onScreen)
+        }
+    }
+
+    func testAMeasuredSizeBelowTheViewportMovesNothingOnScreen() {
+        MainActor.assumeIsolated {
+            // Estimated 80, measured 100: items arrive over several turns; what is on screen at
+            // each turn stays where it was.
+            let source = TestSource(heights: Array(repeating: 100, count: 200), estimate: 80)
+            let (collection, loop) = Self.make(source)
+            Self.settle(collection, loop)
+            var onScreen = Dictionary(uniqueKeysWithValues: collection.visibleItemIndices.map { ($0, collection.frameForItem(at: $0)!) })
+            for step in 1...40 {
+                collection.setContentOffset(CGFloat(step) * 40)
+                loop.runTurn()
+                for (index, frame) in onScreen where collection.isItemMeasured(at: index) {
+                    XCTAssertEqual(collection.frameForItem(at: index)!.minY - collection.contentOffset,
+                                   frame.minY - CGFloat(step - 1) * 40, "item \(index) moved at step \(step)")
+                }
+                onScreen = Dictionary(uniqueKeysWithValues: collection.visibleItemIndices.map { ($0, collection.frameForItem(at: $0)!) })
+            }
+        }
+    }
+
+    func testAReloadKeepsTheOldContentsUntilTheNewCellHasDisplayed() {
+        MainActor.assumeIsolated {
+            let source = TestSource(heights: Array(repeating: 100, count: 20))
+            let (collection, loop) = Self.make(source)
+            Self.settle(collection, loop)
+            let old = try! XCTUnwrap(collection.nodeForItem(at: 1))
+            let gate = DispatchSemaphore(value: 0)
+            source.gates[1] = gate
+            collection.reloadItems(at: [1])
+            // The new cell is made and starts drawing, held at the gate: the old one stays on top.
+            NodeTestSupport.turn(loop, until: { collection.contentNode.subnodes.contains { ($0 as? TestCell)?.gate === gate } })
+            for _ in 0..<10 { loop.runTurn() }
+            XCTAssertTrue(collection.nodeForItem(at: 1) === old)
+            XCTAssertTrue(old.supernode === collection.contentNode)
+            XCTAssertNotNil(old.layer.contents)
+            let new = try! XCTUnwrap(collection.contentNode.subnodes.first { ($0 as? TestCell)?.gate === gate })
+            let subnodes = collection.contentNode.subnodes
+            XCTAssertLessThan(subnodes.firstIndex { $0 === new }!, subnodes.firstIndex { $0 === old }!, "the new cell is under the old")
+            gate.signal()
+            NodeTestSupport.turn(loop, until: { collection.nodeForItem(at: 1) === new })
+            XCTAssertNil(old.supernode)
+            XCTAssertNotNil(new.layer.contents)
+            XCTAssertFalse(new.isShowingPlaceholder)
+        }
+    }
+
+    func testReloadDataCancelsAFetchAndKeepsCellsUntilReplaced() {
+        MainActor.assumeIsolated {
+            let source = TestSource(heights: Array(repeating: 100, count: 20))
+            let (collection, loop) = Self.make(source)
+            Self.settle(collection, loop)
+            let old = try! XCTUnwrap(collection.nodeForItem(at: 0))
+            collection.batchContext.beginBatchFetching()
+            source.heights = Array(repeating: 100, count: 10)
+            collection.reloadData()
+            XCTAssertTrue(collection.batchContext.batchFetchingWasCancelled)
+            XCTAssertEqual(collection.numberOfItems, 10)
+            XCTAssertTrue(old.supernode === collection.contentNode, "the old cell shows until its new one has displayed")
+            NodeTestSupport.turn(loop, until: { collection.nodeForItem(at: 0) !== old })
+            XCTAssertNil(old.supernode)
+        }
+    }
+
+    func testAClickSelectsTheItemUnderIt() {
+        MainActor.assumeIsolated {
+            let source = TestSource(heights: Array(repeating: 100, count: 20))
+            let (collection, loop) = Self.make(source)
+            Self.settle(collection, loop)
+            collection.handle(.pointerDown(.left, CGPoint(x: 100, y: 150), clickCount: 1), at: 0)
+            collection.handle(.pointerUp(.left, CGPoint(x: 100, y: 150)), at: 0.05)
+            XCTAssertEqual(source.selected, [1])
+            XCTAssertTrue(collection.isItemSelected(at: 1))
+            XCTAssertTrue(collection.nodeForItem(at: 1)?.isSelected ?? false)
+            collection.handle(.pointerUp(.left, CGPoint(x: 5, y: 150)), at: 0.1)    // the gap beside the column
+            XCTAssertEqual(source.selected, [1])
+        }
+    }
+}
