@@ -52,6 +52,10 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
         var hasDisplayed = false
         /// The placeholder on top of the node's layer while it waits (main thread).
         var placeholder: Placeholder?
+        // Interface state (DisplayNode+InterfaceState).
+        var interfaceState: InterfaceState = []
+        /// How urgent the node's displays are, when a range controller said (by distance).
+        var displayPriority: DisplayPriority?
     }
 
     public let style = Style()
@@ -178,6 +182,40 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
     /// Main thread, on a container, when every display of its transaction has landed.
     @MainActor
     open func hierarchyDisplayDidFinish() {}
+
+    // MARK: Interface state override points; see DisplayNode+InterfaceState
+
+    /// The node came near enough to the viewport to fetch what it needs (files, data). Main thread.
+    /// Call super.
+    @MainActor
+    open func didEnterPreloadState() {}
+
+    /// The node left the preload range: release what preloading fetched. Main thread. Call super.
+    @MainActor
+    open func didExitPreloadState() {}
+
+    /// The node entered the display range: its display has been resumed (it draws on the workers
+    /// before it is seen). Main thread. Call super.
+    @MainActor
+    open func didEnterDisplayState() {}
+
+    /// The node left the display range: its display was suspended and its contents cleared.
+    /// Main thread. Call super.
+    @MainActor
+    open func didExitDisplayState() {}
+
+    /// At least one of the node's points is in the viewport now. Main thread. Call super.
+    @MainActor
+    open func didEnterVisibleState() {}
+
+    /// The node left the viewport. Main thread. Call super.
+    @MainActor
+    open func didExitVisibleState() {}
+
+    /// After the didEnter/didExit calls of one change, with the new and the old state. Main
+    /// thread. Call super.
+    @MainActor
+    open func interfaceStateDidChange(_ newState: InterfaceState, from oldState: InterfaceState) {}
 
     // MARK: Hit testing override points; see also DisplayNode+HitTesting
 
