@@ -135,7 +135,11 @@ extension DisplayNode {
             nodeType.display(parameters: parameters, size: size, scale: scale,
                              isCancelled: { isCancelled() || isStale() })
         }) { [weak self] bitmap, cancelled in
-            guard let self, !cancelled, !isStale(), let layer = self.layerIfLoaded else { return }
+            guard let self, !cancelled, !isStale(), let layer = self.layerIfLoaded else {
+                DisplayScheduler.shared.recordRaster(landed: false)
+                return
+            }
+            DisplayScheduler.shared.recordRaster(landed: true)
             self.land(bitmap, on: layer)
         }
     }

@@ -23,6 +23,8 @@ public final class DisplayScheduler: Sendable {
         var releases: RunLoopQueue<Layer>?
         var displayCount = 0
         var displaySeconds: TimeInterval = 0
+        var rastersCompleted = 0
+        var rastersCancelled = 0
     }
 
     private let state = Mutex(State())
@@ -59,8 +61,24 @@ public final class DisplayScheduler: Sendable {
     /// threads goes there).
     var runLoop: RunLoop? { state.withLock { $0.runLoop } }
 
+    /// The node's `displayPriority`, else its transaction container's, else the provider's answer,
+    /// else `.visible`.
     func priority(of node: DisplayNode) -> DisplayPriority {
-        state.withLock { $0.priority }?(node) ?? .visible
+        if let own = node.displayPriority ?? node.transactionContainer.displayPriority { return own }
+        return state.withLock { $0.priority }?(node) ?? .visible
+    }
+
+    /// Records how an asynchronous display ended: its contents landed, or it was cancelled or
+    /// made stale (suspended, cleared, redisplayed) before landing.
+    func recordRaster(landed: Bool) {
+        state.withLock { state in
+            if landed { state.rastersCompleted += 1 } else { state.rastersCancelled += 1 }
+        }
+    }
+
+    /// Asynchronous displays so far: how many landed and how many were cancelled or went stale.
+    public var rasterStatistics: (completed: Int, cancelled: Int) {
+        state.withLock { ($0.rastersCompleted, $0.rastersCancelled) }
     }
 
     /// The animator of placeholder and contents fades on the installed run loop (nil until

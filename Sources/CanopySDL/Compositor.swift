@@ -35,7 +35,16 @@ public final class Compositor {
     /// Pixels per point.
     public var scale: CGFloat = 1
     /// The bytes held by textures (layers' and overlays').
-    public private(set) var textureBytes = 0
+    public private(set) var textureBytes = 0 {
+        didSet { textureBytesPeak = max(textureBytesPeak, textureBytes) }
+    }
+    /// The most `textureBytes` has been since the compositor was made or `resetTextureBytesPeak()`.
+    public private(set) var textureBytesPeak = 0
+
+    /// Starts a new peak from the bytes held now (a benchmark run's own peak).
+    public func resetTextureBytesPeak() {
+        textureBytesPeak = textureBytes
+    }
     /// Whether premultiplied bitmaps are drawn with a custom blend mode.
     public let usesPremultipliedBlending: Bool
 
