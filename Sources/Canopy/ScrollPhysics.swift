@@ -94,6 +94,27 @@ public struct ScrollPhysics: Sendable {
         move(to: clamp(newOffset), at: time)
     }
 
+    /// Moves the content by `delta` without disturbing what it is doing: an animation's ends, a
+    /// fling's origin and a drag's raw offset move with it (content above the viewport changed
+    /// size, and the reader's place must not jump or stop). No clamping: the motion settles as usual.
+    public mutating func shift(by delta: CGFloat) {
+        guard delta != 0, delta.isFinite else { return }
+        offset += delta
+        rawOffset += delta
+        switch motion {
+        case .idle:
+            offset = clamp(offset)
+        case .tracking:
+            break
+        case .animating(let from, let to, let start, let duration):
+            motion = .animating(from: from + delta, to: to + delta, start: start, duration: duration)
+        case .fling(let origin, let velocity, let start):
+            motion = .fling(origin: origin + delta, velocity: velocity, start: start)
+        case .springBack:
+            break
+        }
+    }
+
     // MARK: Precise deltas (trackpads, smooth wheels)
 
     /// Applies a precise delta directly; past an edge the rubber band resists. When the
