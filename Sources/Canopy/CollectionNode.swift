@@ -252,7 +252,8 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
     /// display not landed, its placeholder still up, or its contents not uploaded yet).
     @MainActor
     public var visibleCoverage: (visible: Int, waiting: Int) {
-        let nodes = model.withLock { m in m.layout.indices(intersecting: m.lastRanges.viewport).map { m.items[$0].node } }
+        let viewport = visibleContentRect
+        let nodes = model.withLock { m in m.layout.indices(intersecting: viewport).map { m.items[$0].node } }
         let waiting = nodes.filter { node in
             guard let node, let layer = node.layerIfLoaded, node.supernode === contentNode else { return true }
             return !node.isSubtreeDisplayed || node.isShowingPlaceholder || !LayerAnimator.isPresented(layer)
@@ -443,11 +444,11 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
         var states: [Int: InterfaceState] = [:]
         for index in candidates {
             guard let frame = frameForItem(at: index) else { continue }
-            if frame.intersects(viewport) && viewport.height > 0 {
+            if frame.overlaps(viewport) {
                 states[index] = [.preload, .display, .visible]
-            } else if frame.intersects(display) {
+            } else if frame.overlaps(display) {
                 states[index] = [.preload, .display]
-            } else if frame.intersects(preload) {
+            } else if frame.overlaps(preload) {
                 states[index] = .preload
             }
         }

@@ -59,6 +59,8 @@ final class TestSource: CollectionDataSource, CollectionDelegate {
     /// Batch fetching: items added per batch, until `limit`.
     var batchSize = 0
     var limit = 0
+    /// Fetches that never complete (the test completes them).
+    nonisolated let holdsFetches = Mutex(false)
     nonisolated let fetches = Mutex(0)
     var selected: [Int] = []
     var displayed: [String] = []
@@ -92,6 +94,7 @@ final class TestSource: CollectionDataSource, CollectionDelegate {
         fetches.withLock { $0 += 1 }
         XCTAssertFalse(Thread.isMainThread)
         XCTAssertTrue(context.isFetching)
+        guard !holdsFetches.withLock({ $0 }) else { return }
         DisplayScheduler.shared.runLoop?.perform { [self] in
             let start = heights.count
             let count = min(batchSize, limit - start)
@@ -126,6 +129,16 @@ final class CollectionNodeTests: XCTestCase {
         NodeTestSupport.turn(loop, until: { collection.numberOfItems == 0 || (collection.isVisibleContentDisplayed && !collection.visibleItemIndices.isEmpty) },
                              file: file, line: line)
         for _ in 0..<3 { loop.runTurn() }
+    }
+
+    /// Turns until every item in the preload range has its cell and every visible one is displayed.
+    @MainActor
+    static func settleRanges(_ collection: CollectionNode, _ loop: Canopy.RunLoop, file: StaticString = #filePath, line: UInt = #line) {
+        NodeTestSupport.turn(loop, until: {
+            collection.isVisibleContentDisplayed
+                && collection.indicesOfItems(in: collection.ranges.preload).allSatisfy { collection.nodeForItem(at: $0) != nil }
+        }, file: file, line: line)
+        loop.runTurn()
     }
 
     func testCellsAreMadeOffTheMainThreadMeasuredAndPlaced() {
@@ -181,7 +194,7 @@ final class CollectionNodeTests: XCTestCase {
             collection.rangeTuning = tuning
             Self.settle(collection, loop)
             collection.setContentOffset(1100)
-            loop.runTurn()
+            Self.settleRanges(collection, loop)
             // Going down from 0 to 1100: full mode; display leads 1.0 screen (300) below and
             // trails 0.5 (150) above: 950...1700; preload 2.5 (750) / 1.5 (450): 650...2150.
             XCTAssertEqual(collection.ranges.mode, .full)
@@ -300,19 +313,27 @@ final class CollectionNodeTests: XCTestCase {
 
     func testBatchFetchingWaitsForTheFetchInFlightAndNotUpwards() {
         MainActor.assumeIsolated {
-            let context = BatchContext()
             let source = TestSource(heights: Array(repeating: 100, count: 30))
             source.limit = 100
+            source.holdsFetches.withLock { $0 = true }
             let (collection, loop) = Self.make(source)
-            _ = context
             Self.settle(collection, loop)
-            XCTAssertEqual(source.fetches.withLock { $0 }, 0)   // 3310 pt of content, the end is far
-            collection.setContentOffset(3000)
-            loop.runTurn()
-            collection.setContentOffset(2800)                    // going up near the end: no fetch
-            for _ in 0..<5 { loop.runTurn() }
-            XCTAssertEqual(source.fetches.withLock { $0 }, 1)    // the fetch started going down
-            XCTAssertTrue(collection.batchContext.isFetching || collection.batchContext.state == .completed)
+            XCTAssertEqual(source.fetches.withLock { $0 }, 0)   // 3310 pt of content: the end is far
+            // 3310 - 300 - 2800 = 210 pt left, within 2 screens (600): going down, it fetches.
+            collection.setContentOffset(2800)
+            NodeTestSupport.turn(loop, until: { source.fetches.withLock { $0 } == 1 })
+            XCTAssertTrue(collection.batchContext.isFetching)
+            for _ in 0..<20 { loop.runTurn() }
+            XCTAssertEqual(source.fetches.withLock { $0 }, 1, "one fetch at a time")
+            // Done, but the reader now goes up: no fetch towards the head.
+            collection.batchContext.completeBatchFetching(true)
+            collection.setContentOffset(2700)
+            for _ in 0..<20 { loop.runTurn() }
+            Thread.sleep(forTimeInterval: 0.05)
+            XCTAssertEqual(source.fetches.withLock { $0 }, 1)
+            // Down again: the next one.
+            collection.setContentOffset(2750)
+            NodeTestSupport.turn(loop, until: { source.fetches.withLock { $0 } == 2 })
         }
     }
 
@@ -346,16 +367,38 @@ final class CollectionNodeTests: XCTestCase {
             let source = TestSource(heights: Array(repeating: 100, count: 200), estimate: 80)
             let (collection, loop) = Self.make(source)
             Self.settle(collection, loop)
-            var onScreen = Dictionary(uniqueKeysWithValues: collection.visibleItemIndices.map { ($0, collection.frameForItem(at: $0)!) })
-            for step in 1...40 {
-                collection.setContentOffset(CGFloat(step) * 40)
-                loop.runTurn()
-                for (index, frame) in onScreen where collection.isItemMeasured(at: index) {
-                    XCTAssertEqual(collection.frameForItem(at: index)!.minY - collection.contentOffset,
-                                   frame.minY - CGFloat(step - 1) * 40, "item \(index) moved at step \(step)")
-                }
-                onScreen = Dictionary(uniqueKeysWithValues: collection.visibleItemIndices.map { ($0, collection.frameForItem(at: $0)!) })
+            @MainActor func screenPositions() -> [Int: CGFloat] {
+                Dictionary(uniqueKeysWithValues: collection.visibleItemIndices.map {
+                    ($0, collection.frameForItem(at: $0)!.minY - collection.contentOffset)
+                })
             }
+            var onScreen = screenPositions()
+            var measuredLater = 0
+            for step in 1...40 {
+                let before = collection.contentOffset
+                collection.setContentOffset(before + 40)
+                loop.runTurn()
+                // The preload range reaches items before they are seen: let its cells come in.
+                NodeTestSupport.turn(loop, until: {
+                    collection.indicesOfItems(in: collection.ranges.preload).allSatisfy { collection.isItemMeasured(at: $0) }
+                })
+                onScreen = onScreen.mapValues { $0 - 40 }   // the scroll, already checked below
+                for (index, y) in onScreen {
+                    XCTAssertEqual(collection.frameForItem(at: index)!.minY - collection.contentOffset, y,
+                                   "item \(index) moved when cells arrived at step \(step)")
+                }
+                onScreen = onScreen.mapValues { $0 + 40 }
+                // Everything seen at the last turn moved by the 40 pt scrolled, and no more.
+                for (index, y) in onScreen {
+                    XCTAssertEqual(collection.frameForItem(at: index)!.minY - collection.contentOffset, y - 40,
+                                   "item \(index) moved at step \(step)")
+                }
+                onScreen = screenPositions()
+                measuredLater += (0..<200).filter { collection.isItemMeasured(at: $0) }.count
+            }
+            XCTAssertGreaterThan(measuredLater, 0)
+            // Items came in measured at 100, not the 80 estimated.
+            XCTAssertEqual(collection.frameForItem(at: 5)?.height, 100)
         }
     }
 
