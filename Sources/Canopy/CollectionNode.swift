@@ -248,20 +248,21 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
     @MainActor
     public var ranges: Ranges { model.withLock { $0.lastRanges } }
 
-    /// The visible items now, and how many of them are not on screen whole (no cell yet, its
-    /// display not landed, its placeholder still up, or its contents not uploaded yet).
+    /// The visible items now, and how many of them are not displayed yet (no cell yet, its
+    /// display not landed or its contents not uploaded yet, or its placeholder not yet leaving;
+    /// a placeholder fading out over the contents counts as displayed).
     @MainActor
     public var visibleCoverage: (visible: Int, waiting: Int) {
         let viewport = visibleContentRect
         let nodes = model.withLock { m in m.layout.indices(intersecting: viewport).map { m.items[$0].node } }
         let waiting = nodes.filter { node in
             guard let node, let layer = node.layerIfLoaded, node.supernode === contentNode else { return true }
-            return !node.isSubtreeDisplayed || node.isShowingPlaceholder || !LayerAnimator.isPresented(layer)
+            return !node.isSubtreeDisplayed || node.isPlaceholderCovering || !LayerAnimator.isPresented(layer)
         }.count
         return (nodes.count, waiting)
     }
 
-    /// Whether every visible item is on screen whole.
+    /// Whether every visible item is displayed (see `visibleCoverage`).
     @MainActor
     public var isVisibleContentDisplayed: Bool { visibleCoverage.waiting == 0 }
 
@@ -415,13 +416,20 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
 
     // MARK: Each turn (main thread)
 
-    open override func scrollNodeDidUpdate(at time: TimeInterval) {
-        super.scrollNodeDidUpdate(at: time)
+    /// Loads the data and places the items now if that is pending (each turn does it; call it
+    /// to scroll to an offset before the first turn, as the content's height bounds the offset).
+    @MainActor
+    public func layoutIfNeeded() {
         loadDataIfNeeded()
         let width = bounds.width
         if model.withLock({ $0.needsLayout || $0.layoutWidth != width }) {
             relayout(keeping: currentAnchor())
         }
+    }
+
+    open override func scrollNodeDidUpdate(at time: TimeInterval) {
+        super.scrollNodeDidUpdate(at: time)
+        layoutIfNeeded()
         swapReadyReplacements()
         updateRanges()
         checkBatchFetch()
@@ -776,5 +784,39 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
 
     private func requestFrame() {
         DisplayScheduler.shared.runLoop?.setNeedsFrame()
+    }
+}
+
+extension CollectionNode {
+    /// What the range overlay draws for this collection now: the last turn's ranges and the items
+    /// across the span the overlay's panel maps, each with its state and whether it has a cell.
+    @MainActor
+    public func rangeOverlaySnapshot() -> RangeOverlaySnapshot {
+        let ranges = self.ranges
+        let viewportInWindow = CGRect(origin: isNodeLoaded ? layer.convertToWindow(.zero) : .zero, size: bounds.size)
+        var snapshot = RangeOverlaySnapshot(
+            contentSize: CGSize(width: bounds.width, height: contentHeight), viewport: ranges.viewport,
+            displayRange: ranges.display, preloadRange: ranges.preload, items: [], viewportInWindow: viewportInWindow,
+            caption: "")
+        let span = RangeOverlayLayout.span(of: snapshot)
+        let spanRect = CGRect(x: -CGFloat.greatestFiniteMagnitude / 4, y: span.lowerBound,
+                              width: CGFloat.greatestFiniteMagnitude / 2, height: span.upperBound - span.lowerBound)
+        snapshot.items = model.withLock { m in
+            m.layout.indices(intersecting: spanRect).map { index in
+                let item = m.items[index]
+                let state: RangeOverlaySnapshot.ItemState =
+                    item.state.contains(.visible) ? .visible : item.state.contains(.display) ? .display
+                    : item.state.contains(.preload) ? .preload : .none
+                return .init(frame: m.layout.frames[index], state: state, isAllocated: item.node != nil)
+            }
+        }
+        let direction: String
+        switch scrollDirection {
+        case .none: direction = "at rest"
+        case .up: direction = "up"
+        case .down: direction = "down"
+        }
+        snapshot.caption = "\(ranges.mode == .full ? "full" : "minimum") · \(direction) · \(Int(scrollSpeed.rounded()).formatted()) pt/s"
+        return snapshot
     }
 }

@@ -43,9 +43,14 @@ extension DisplayNode {
         set { state.withLock { $0.contentsFadeDuration = max(0, newValue.isFinite ? newValue : 0) } }
     }
 
-    /// Whether the placeholder is on screen (main thread; tests and overlays).
+    /// Whether the placeholder is on screen (main thread; tests and overlays), fading out or not.
     @MainActor
     public var isShowingPlaceholder: Bool { state.withLock { $0.placeholder } != nil }
+
+    /// Whether the placeholder is on screen and not yet on its way out: the node's contents are
+    /// not there yet (once they are, the placeholder fades out over them).
+    @MainActor
+    public var isPlaceholderCovering: Bool { state.withLock { $0.placeholder.map { !$0.isLeaving } ?? false } }
 
     // MARK: Displayed state
 

@@ -59,7 +59,7 @@ public final class DisplayScheduler: Sendable {
 
     /// The run loop the scheduler is installed on, if any (main-thread work posted from other
     /// threads goes there).
-    var runLoop: RunLoop? { state.withLock { $0.runLoop } }
+    public var runLoop: RunLoop? { state.withLock { $0.runLoop } }
 
     /// The node's `displayPriority`, else its transaction container's, else the provider's answer,
     /// else `.visible`.

@@ -76,12 +76,6 @@ extension BenchCommand {
 
     @MainActor
     private func runScrolling(options: CollectionOptions, content: Content, into report: inout BenchReport) throws {
-        let session = try Session(collection: options, headless: true, content: content)
-        defer { session.app.close() }
-        let app = session.app, viewer = session.viewer
-        app.showsFPS = true
-        app.statusLines = { ["\(viewer.itemCount.formatted()) cards · bench"] }
-
         var modes: [Mode] = mode == .both ? [.async, .sync] : [mode]
         if modes.contains(.sync) {
             modes.removeAll { $0 == .sync }
@@ -90,57 +84,93 @@ extension BenchCommand {
             if modes.isEmpty { return }
         }
         let size = options.size ?? Session.defaultSize
-        print("bench: scrolling \(viewer.itemCount) cards, \(size) pt, \(duration) s per run, \(app.rendererName) renderer (\(app.videoDriver)), paced at 60 Hz")
-        report.environment.renderer = app.rendererName
-        report.environment.videoDriver = app.videoDriver
-        report.environment.size = size.description
-
         var runs: [BenchRun] = []
         for mode in modes {
             for speed in speed {
-                runs.append(measure(mode: mode, speed: speed, app: app, viewer: viewer))
+                runs.append(try measure(mode: mode, speed: speed, options: options, content: content, report: &report))
             }
         }
         report.runs = runs
+        print("bench: scrolling \(content.deck.itemCount) cards (pages of \(options.pageSize)), \(size) pt, \(duration) s per run, \(report.environment.renderer ?? "?") renderer (\(report.environment.videoDriver ?? "?")), paced at 60 Hz, a new window per run")
         print(report.table)
     }
 
-    /// One run: scroll at constant speed, bouncing at the ends, for `duration` seconds.
+    /// One run in a window of its own: the first screen (from the window's creation to the
+    /// first frame with every visible card on screen whole), then `duration` seconds of scrolling
+    /// at constant speed, down to the end of the cards loaded so far and back up, bouncing.
     @MainActor
-    private func measure(mode: Mode, speed: Double, app: Application, viewer: Viewer) -> BenchRun {
+    private func measure(mode: Mode, speed: Double, options: CollectionOptions, content: Content,
+                         report: inout BenchReport) throws -> BenchRun {
+        ProcessMemory.resetPeak()
+        let rastersBefore = DisplayScheduler.shared.rasterStatistics
+        let start = MonotonicClock.now()
+        let session = try Session(collection: options, headless: true, content: content)
+        defer { session.app.close() }
+        let app = session.app, viewer = session.viewer
+        app.showsFPS = true
+        app.statusLines = { ["\(viewer.itemCount.formatted()) of \(content.deck.itemCount.formatted()) cards · bench"] }
+        report.environment.renderer = app.rendererName
+        report.environment.videoDriver = app.videoDriver
+        report.environment.size = (options.size ?? Session.defaultSize).description
+
+        // The first screen.
         viewer.scriptedOffset = { _ in 0 }
-        for _ in 0..<Self.warmUpFrames {
+        var firstScreen: Double?
+        while MonotonicClock.now() - start < 30 {
             app.runTurn()
+            if viewer.isDisplayComplete { firstScreen = (MonotonicClock.now() - start) * 1000; break }
             app.runLoop.setNeedsFrame()
             app.runLoop.waitForNextFrame()
         }
-        ProcessMemory.resetPeak()
-        let start = MonotonicClock.now()
-        let maxOffset = Double(viewer.scroll.physics.maxOffset)
-        viewer.scriptedOffset = { time in
-            guard maxOffset > 0 else { return 0 }
-            let travelled = (time - start) * speed
-            let phase = travelled.truncatingRemainder(dividingBy: 2 * maxOffset)
-            return CGFloat(phase <= maxOffset ? phase : 2 * maxOffset - phase)
+        for _ in 0..<Self.warmUpFrames {
+            app.runLoop.setNeedsFrame()
+            app.runLoop.waitForNextFrame()
+            app.runTurn()
         }
+
+        // The scroll: down at `speed`, bouncing between the top and the end of what is loaded
+        // (batch fetching may move that end while it goes).
+        let collection = viewer.collection
+        var position: CGFloat = 0, goingDown = true, last = MonotonicClock.now()
+        viewer.scriptedOffset = { time in
+            let step = CGFloat(max(0, time - last) * speed)
+            last = time
+            let end = collection.maximumContentOffset
+            position += goingDown ? step : -step
+            if position >= end { position = end; goingDown = false }
+            if position <= 0 { position = 0; goingDown = true }
+            return position
+        }
+        let scrollStart = MonotonicClock.now()
+        last = scrollStart
         var work: [Double] = []
         var intervals: [Double] = []
         var dropped = 0
-        while MonotonicClock.now() - start < duration {
+        var cardFrames = 0, placeholderFrames = 0
+        while MonotonicClock.now() - scrollStart < duration {
             app.runTurn()
             if let sample = app.runLoop.statistics.recent(1).first {
                 work.append(sample.workMs)
                 if let interval = sample.intervalMs { intervals.append(interval) }
                 if sample.dropped { dropped += 1 }
             }
+            let coverage = collection.visibleCoverage
+            cardFrames += coverage.visible
+            placeholderFrames += coverage.waiting
             app.runLoop.setNeedsFrame()
             app.runLoop.waitForNextFrame()
         }
-        let elapsed = MonotonicClock.now() - start
+        let elapsed = MonotonicClock.now() - scrollStart
         viewer.scriptedOffset = nil
-        return BenchRun(mode: mode.rawValue, speed: speed, cards: viewer.itemCount, durationS: elapsed,
+        let rasters = DisplayScheduler.shared.rasterStatistics
+        return BenchRun(mode: mode.rawValue, speed: speed, cards: content.deck.itemCount, durationS: elapsed,
                         frames: work.count, droppedFrames: dropped, fps: Double(work.count) / elapsed,
                         mainMs: BenchRun.summarise(work), intervalMs: BenchRun.summarise(intervals),
-                        rssMbPeak: ProcessMemory.peakResidentMB())
+                        rssMbPeak: ProcessMemory.peakResidentMB(),
+                        placeholderExposure: cardFrames == 0 ? 0 : Double(placeholderFrames) / Double(cardFrames),
+                        rasters: .init(completed: rasters.completed - rastersBefore.completed,
+                                       cancelled: rasters.cancelled - rastersBefore.cancelled),
+                        textureMbPeak: Double(app.compositor.textureBytesPeak) / 1_048_576,
+                        firstScreenMs: firstScreen, loadedCards: viewer.itemCount)
     }
 }

@@ -19,9 +19,29 @@ struct BenchRun: Codable, Sendable, Equatable {
     var mainMs: Percentiles
     var intervalMs: Percentiles
     var rssMbPeak: Double
+    /// The fraction of visible card-frames of the scroll that were not on screen whole (no cell
+    /// yet, not displayed, placeholder up, or not uploaded).
+    var placeholderExposure: Double
+    struct Rasters: Codable, Sendable, Equatable {
+        var completed: Int
+        var cancelled: Int
+    }
+    /// Asynchronous displays that landed, and those cancelled or made stale.
+    var rasters: Rasters
+    /// The most memory the compositor's textures held.
+    var textureMbPeak: Double
+    /// From the window's creation to the first frame with every visible card on screen whole;
+    /// nil if that took over 30 s.
+    var firstScreenMs: Double?
+    /// The cards loaded when the run ended (batch fetching loads pages as the scroll nears the end).
+    var loadedCards: Int
 
     enum CodingKeys: String, CodingKey {
-        case mode, speed, cards, frames, fps
+        case mode, speed, cards, frames, fps, rasters
+        case placeholderExposure = "placeholder_exposure"
+        case textureMbPeak = "texture_mb_peak"
+        case firstScreenMs = "first_screen_ms"
+        case loadedCards = "loaded_cards"
         case durationS = "duration_s"
         case droppedFrames = "dropped_frames"
         case mainMs = "main_ms"
@@ -67,11 +87,15 @@ struct BenchReport: Codable, Sendable {
 
     /// The table printed after a run: one row per run, columns right-aligned.
     var table: String {
-        let header = ["mode", "speed", "frames", "dropped", "fps", "p50 ms", "p90 ms", "p99 ms", "max ms", "rss MB"]
+        let header = ["mode", "speed", "frames", "dropped", "fps", "p50 ms", "p90 ms", "p99 ms", "max ms", "placeholders",
+                      "rasters", "cancelled", "textures MB", "rss MB", "first screen ms"]
         let rows = (runs ?? []).map { r in
             [r.mode, String(format: "%.0f", r.speed), "\(r.frames)", "\(r.droppedFrames)", String(format: "%.1f", r.fps),
              String(format: "%.2f", r.mainMs.p50), String(format: "%.2f", r.mainMs.p90),
-             String(format: "%.2f", r.mainMs.p99), String(format: "%.2f", r.mainMs.max), String(format: "%.1f", r.rssMbPeak)]
+             String(format: "%.2f", r.mainMs.p99), String(format: "%.2f", r.mainMs.max),
+             String(format: "%.4f", r.placeholderExposure), "\(r.rasters.completed)", "\(r.rasters.cancelled)",
+             String(format: "%.1f", r.textureMbPeak), String(format: "%.1f", r.rssMbPeak),
+             r.firstScreenMs.map { String(format: "%.0f", $0) } ?? "-"]
         }
         return Self.format([header] + rows)
     }

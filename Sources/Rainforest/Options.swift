@@ -28,9 +28,6 @@ struct WindowSize: Sendable, Equatable, CustomStringConvertible {
 enum OverlayName: String, CaseIterable, Sendable {
     case fps, hitslop, ranges, scaling
 
-    /// Whether this build draws it yet.
-    var isAvailable: Bool { self != .ranges }
-
     static func parseList(_ text: String) throws -> [OverlayName] {
         try text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.map {
             guard let name = OverlayName(rawValue: $0.lowercased()) else {
@@ -59,6 +56,9 @@ struct CollectionOptions: ParsableArguments {
     @Option(help: "How many cards: the embedded ones repeated to N.")
     var cards: Int?
 
+    @Option(help: "Cards loaded at start and per batch fetch, until --cards are loaded.")
+    var pageSize: Int = CardSource.defaultPageSize
+
     @Option(help: ArgumentHelp("The window's size in points.", valueName: "WxH"), transform: WindowSize.parse)
     var size: WindowSize?
 
@@ -68,6 +68,9 @@ struct CollectionOptions: ParsableArguments {
     func validate() throws {
         if let cards, cards < 1 || cards > 10_000_000 {
             throw ValidationError("--cards must be from 1 to 10000000")
+        }
+        if pageSize < 1 || pageSize > 10_000_000 {
+            throw ValidationError("--page-size must be from 1 to 10000000")
         }
     }
 }

@@ -16,6 +16,7 @@ extension RunCommand {
         HelpEntry("F", "FPS overlay: frame rate and main-thread time graph"),
         HelpEntry("H", "hit-test slop: where each control takes the pointer"),
         HelpEntry("S", "image scaling: image pixels over drawn pixels, where they differ"),
+        HelpEntry("R", "ranges: cells tinted by range, and a map of the viewport, display and preload ranges"),
         HelpEntry("F1, ?", "this help"),
         HelpEntry("Escape, Ctrl+Q", "quit"),
     ]
@@ -27,16 +28,19 @@ extension RunCommand {
         let shown = overlays ?? [.fps]
         session.show(shown)
         app.helpEntries = Self.helpEntries
-        let count = viewer.itemCount
+        let total = session.content.deck.itemCount
         func updateTitle() {
             // ASCII only: SDL's X11 backend passes the title through the C library's locale.
-            app.title = "Rainforest - \(count) cards" + (app.showsFPS ? " - FPS overlay" : "")
+            app.title = "Rainforest - \(total) cards" + (app.showsFPS ? " - FPS overlay" : "")
                 + (app.showsHitTestSlop ? " - hit-test slop" : "") + (app.showsImageScaling ? " - image scaling" : "")
+                + (app.showsRanges ? " - ranges" : "")
         }
         updateTitle()
         app.statusLines = {
-            ["\(count.formatted()) cards"] + (app.showsHitTestSlop ? ["hit-test slop (H)"] : [])
-                + (app.showsImageScaling ? ["image scaling (S)"] : [])
+            let loaded = viewer.itemCount
+            return [loaded == total ? "\(total.formatted()) cards" : "\(loaded.formatted()) of \(total.formatted()) cards loaded"]
+                + (app.showsHitTestSlop ? ["hit-test slop (H)"] : [])
+                + (app.showsImageScaling ? ["image scaling (S)"] : []) + (app.showsRanges ? ["ranges (R)"] : [])
         }
         app.eventHandler = { event, time in
             if case .text("?") = event {
@@ -61,6 +65,10 @@ extension RunCommand {
                     return
                 case .character("s") where key.modifiers.isEmpty:
                     app.showsImageScaling.toggle()
+                    updateTitle()
+                    return
+                case .character("r") where key.modifiers.isEmpty:
+                    app.showsRanges.toggle()
                     updateTitle()
                     return
                 case .function(1):

@@ -21,7 +21,7 @@ extension ScreenshotCommand {
         while MonotonicClock.now() < deadline {
             app.runTurn()
             frames += 1
-            if viewer.isDisplayComplete && frames >= minimumFrames { complete = true; break }
+            if viewer.isSettled && frames >= minimumFrames { complete = true; break }
             app.runLoop.setNeedsFrame()
             app.runLoop.waitForNextFrame()
         }

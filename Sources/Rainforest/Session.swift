@@ -52,17 +52,14 @@ struct Session {
         } catch {
             throw UserFacingError(message: error.message, status: 1)
         }
-        viewer = Viewer(app: app, deck: content.deck, resources: content.resources)
+        viewer = Viewer(app: app, deck: content.deck, resources: content.resources, pageSize: collection.pageSize)
     }
 
-    /// Turns on exactly the debug overlays named (`--overlays`); says on standard error which of
-    /// them this build does not draw yet.
+    /// Turns on exactly the debug overlays named (`--overlays`).
     func show(_ overlays: [OverlayName]) {
-        for overlay in overlays where !overlay.isAvailable {
-            FileHandle.standardError.write(Data("rainforest: the \(overlay.rawValue) overlay is not built yet; ignored\n".utf8))
-        }
         app.showsFPS = overlays.contains(.fps)
         app.showsHitTestSlop = overlays.contains(.hitslop)
         app.showsImageScaling = overlays.contains(.scaling)
+        app.showsRanges = overlays.contains(.ranges)
     }
 }

@@ -46,7 +46,7 @@ final class ColumnLayoutTests: XCTestCase {
             let result = layout.layout(heights: heights, width: width)
             for top in stride(from: -100 as CGFloat, through: result.contentHeight, by: 733) {
                 let rect = CGRect(x: 0, y: top, width: width, height: 800)
-                let expected = result.frames.indices.filter { result.frames[$0].intersects(rect) }
+                let expected = result.frames.indices.filter { result.frames[$0].overlaps(rect) }
                 XCTAssertEqual(result.indices(intersecting: rect), expected, "width \(width) top \(top)")
             }
         }

@@ -34,10 +34,11 @@ final class ViewerTests: XCTestCase {
             defer { session.app.close() }
             let app = session.app, viewer = session.viewer
             app.showsFPS = false
-            Self.turn(app) { viewer.isDisplayComplete }
+            Self.turn(app) { viewer.isSettled }
             let first = try XCTUnwrap(viewer.card(at: 0))
 
-            // A resize lays the grid out again; the cards on screen move, they are not made again.
+            // A resize lays the grid out again; the cards on screen move, they are not made again
+            // (the collection lays out again when its width changes).
             viewer.handle(.resized(app.size, scale: app.scale), at: MonotonicClock.now())
             app.runTurn()
             XCTAssertTrue(viewer.card(at: 0) === first, "the same card")
@@ -55,7 +56,7 @@ final class ViewerTests: XCTestCase {
             app.runTurn()
             XCTAssertNil(viewer.card(at: 0))
             viewer.scroll(to: 0)
-            app.runTurn()
+            Self.turn(app) { viewer.card(at: 0) != nil }
             let again = try XCTUnwrap(viewer.card(at: 0))
             XCTAssertFalse(again === first)
             XCTAssertTrue(again.favourite.isSelected, "the favourite is kept")

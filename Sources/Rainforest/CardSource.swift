@@ -1,0 +1,96 @@
+import Canopy
+import CanopyGraphics
+import Foundation
+import Synchronization
+
+/// The card collection's data source and delegate: one `CardCellNode` per item, made on a
+/// display worker; photo sizes from the deck give exact estimates, so nothing moves when cards
+/// are measured. The collection starts with one page of cards and grows by batch fetching, a
+/// page at a time, until it holds the `--cards` asked for. Favourites live here, by item: a card
+/// is dropped when it leaves the preload range.
+///
+/// Main-thread state, except the batch fetch (a background queue) and the favourite callbacks
+/// (main thread); the Mutex guards what both sides read.
+final class CardSource: CollectionDataSource, CollectionDelegate {
+    /// Cards loaded per batch fetch.
+    nonisolated static let defaultPageSize = 500
+
+    let deck: CardDeck
+    let resources: Resources
+    let pageSize: Int
+
+    private struct State {
+        var loaded: Int
+        var favourites: Set<Int> = []
+        var scale: CGFloat = 1
+        var selected: Int?
+    }
+    private let state: Mutex<State>
+
+    init(deck: CardDeck, resources: Resources, pageSize: Int = CardSource.defaultPageSize) {
+        self.deck = deck
+        self.resources = resources
+        self.pageSize = max(1, pageSize)
+        state = Mutex(State(loaded: min(deck.itemCount, max(1, pageSize))))
+    }
+
+    /// The cards the collection holds now, and all it will hold.
+    var loadedCount: Int { state.withLock { $0.loaded } }
+    var totalCount: Int { deck.itemCount }
+
+    /// The items whose heart is on.
+    var favourites: Set<Int> { state.withLock { $0.favourites } }
+
+    /// Pixels per point the cards' icons are drawn for.
+    var scale: CGFloat {
+        get { state.withLock { $0.scale } }
+        set { state.withLock { $0.scale = newValue } }
+    }
+
+    /// The item last clicked, if any.
+    var selectedItem: Int? { state.withLock { $0.selected } }
+
+    // MARK: Data source
+
+    func numberOfItems(in collectionNode: CollectionNode) -> Int { loadedCount }
+
+    func collectionNode(_ collectionNode: CollectionNode, nodeBlockForItemAt index: Int) -> CellNodeBlock {
+        let entry = deck.entry(at: index)
+        let path = resources.imageURL(entry.card.image).path
+        let (scale, isFavourite) = state.withLock { ($0.scale, $0.favourites.contains(index)) }
+        return { [weak self] in
+            CardCellNode(index: index, entry: entry, imagePath: path, scale: scale, isFavourite: isFavourite) { isFavourite in
+                self?.state.withLock { s in
+                    if isFavourite { s.favourites.insert(index) } else { s.favourites.remove(index) }
+                }
+            }
+        }
+    }
+
+    func collectionNode(_ collectionNode: CollectionNode, estimatedSizeForItemAt index: Int, in sizeRange: SizeRange) -> CGSize {
+        CGSize(width: CardDeck.cardWidth, height: CardDeck.cardHeight(imageSize: try? deck.entry(at: index).imageSize.get()))
+    }
+
+    // MARK: Delegate
+
+    func collectionNode(_ collectionNode: CollectionNode, didSelectItemAt index: Int) {
+        state.withLock { $0.selected = index }
+    }
+
+    func shouldBatchFetch(for collectionNode: CollectionNode) -> Bool {
+        loadedCount < totalCount
+    }
+
+    /// The next page: the cards are already in memory (the deck), so the fetch only decides how
+    /// many; the collection is told on the main thread.
+    nonisolated func collectionNode(_ collectionNode: CollectionNode, willBeginBatchFetchWith context: BatchContext) {
+        DisplayScheduler.shared.runLoop?.perform { [self] in
+            guard !context.batchFetchingWasCancelled else { return }
+            let start = loadedCount
+            let count = min(pageSize, totalCount - start)
+            state.withLock { $0.loaded = start + count }
+            collectionNode.insertItems(at: Array(start..<(start + count)))
+            context.completeBatchFetching(true)
+        }
+    }
+}
