@@ -62,4 +62,45 @@ final class ViewerTests: XCTestCase {
             XCTAssertTrue(again.favourite.isSelected, "the favourite is kept")
         }
     }
+
+    func testTheCollectionGrowsByPagesUpToTheCardsAsked() throws {
+        try MainActor.assumeIsolated {
+            let options = try CollectionOptions.parse(["--resources", Self.resources, "--size", "700x500",
+                                                       "--cards", "45", "--page-size", "20"])
+            let session = try Session(collection: options, headless: true)
+            defer { session.app.close() }
+            let app = session.app, viewer = session.viewer
+            app.showsFPS = false
+            Self.turn(app) { viewer.isDisplayComplete }
+            XCTAssertEqual(viewer.itemCount, 20, "one page at first: its end is far below")
+            // Near the end, batch fetching loads the next page, then the last (5 cards).
+            viewer.scroll(to: 1_000_000)
+            Self.turn(app) { viewer.itemCount == 40 }
+            viewer.scroll(to: 1_000_000)
+            Self.turn(app) { viewer.itemCount == 45 }
+            for _ in 0..<10 { app.runTurn() }
+            XCTAssertEqual(viewer.itemCount, 45, "no more than asked")
+            XCTAssertFalse(viewer.collection.batchContext.isFetching)
+        }
+    }
+
+    func testTheRangeOverlayShowsTheCollectionsStates() throws {
+        try MainActor.assumeIsolated {
+            let options = try CollectionOptions.parse(["--resources", Self.resources, "--size", "700x500", "--cards", "40"])
+            let session = try Session(collection: options, headless: true)
+            defer { session.app.close() }
+            let app = session.app, viewer = session.viewer
+            Self.turn(app) { viewer.isDisplayComplete }
+            let snapshot = try XCTUnwrap(app.rangeOverlaySource?())
+            XCTAssertEqual(snapshot.viewport, CGRect(x: 0, y: 0, width: 700, height: 500))
+            XCTAssertEqual(snapshot.preloadRange, viewer.collection.ranges.preload)
+            // Every visible card is drawn as visible, the rest by their cell's state.
+            let visible = Set(viewer.visibleIndices)
+            XCTAssertEqual(snapshot.items.filter { $0.state == .visible }.count, visible.count)
+            for item in snapshot.items where item.state == .display {
+                XCTAssertTrue(item.frame.overlaps(snapshot.displayRange) && !item.frame.overlaps(snapshot.viewport))
+            }
+            XCTAssertTrue(snapshot.caption.hasPrefix("minimum"), snapshot.caption)
+        }
+    }
 }
