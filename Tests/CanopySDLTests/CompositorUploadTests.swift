@@ -18,11 +18,6 @@ final class CompositorUploadTests: XCTestCase {
     private static let red = Color(red: 1, green: 0, blue: 0)
     private static let blue = Color(red: 0, green: 0, blue: 1)
 
-    private static func rgb(_ frame: Bitmap, _ x: Int, _ y: Int) -> (Int, Int, Int) {
-        let p = frame.pixel(x: x, y: y)
-        return (Int(p.r), Int(p.g), Int(p.b))
-    }
-
     func testNewContentsWaitForTheBudgetAndTheOldOnesStayMeanwhile() throws {
         try MainActor.assumeIsolated {
             let app = try Self.makeApp()
@@ -32,7 +27,7 @@ final class CompositorUploadTests: XCTestCase {
             app.rootLayer.setSublayers([shown])
             var frame = try XCTUnwrap(app.captureFrame())
             XCTAssertTrue(shown.isContentsPresented)
-            XCTAssertTrue(Self.rgb(frame, 25, 25) == (255, 0, 0))
+            XCTAssertTrue(SDLTestSupport.rgb(frame, 25, 25) == (255, 0, 0))
 
             // A zero budget: one upload a turn. Three other layers get contents first, then the
             // shown one changes to blue: it keeps drawing red until its turn comes.
@@ -47,12 +42,12 @@ final class CompositorUploadTests: XCTestCase {
             XCTAssertEqual(app.compositor.pendingUploads, 4)
             frame = try XCTUnwrap(app.captureFrame())
             XCTAssertEqual(app.compositor.pendingUploads, 3, "one upload per turn at a zero budget")
-            XCTAssertTrue(Self.rgb(frame, 25, 25) == (255, 0, 0), "the old contents stay while the new wait")
-            XCTAssertTrue(Self.rgb(frame, 155, 15) == (255, 255, 255), "the third layer has nothing on screen yet")
+            XCTAssertTrue(SDLTestSupport.rgb(frame, 25, 25) == (255, 0, 0), "the old contents stay while the new wait")
+            XCTAssertTrue(SDLTestSupport.rgb(frame, 155, 15) == (255, 255, 255), "the third layer has nothing on screen yet")
             for _ in 0..<3 { frame = try XCTUnwrap(app.captureFrame()) }
             XCTAssertEqual(app.compositor.pendingUploads, 0)
-            XCTAssertTrue(Self.rgb(frame, 25, 25) == (0, 0, 255))
-            XCTAssertTrue(Self.rgb(frame, 155, 15) == (0, 0, 255))
+            XCTAssertTrue(SDLTestSupport.rgb(frame, 25, 25) == (0, 0, 255))
+            XCTAssertTrue(SDLTestSupport.rgb(frame, 155, 15) == (0, 0, 255))
             XCTAssertTrue(shown.isContentsPresented)
         }
     }
@@ -131,7 +126,7 @@ final class CompositorUploadTests: XCTestCase {
             layer.fadeOpacity = 0.5
             app.rootLayer.addSublayer(layer)
             let frame = try XCTUnwrap(app.captureFrame())
-            let p = Self.rgb(frame, 25, 25)
+            let p = SDLTestSupport.rgb(frame, 25, 25)
             XCTAssertEqual(Double(p.0), 127.5, accuracy: 2)
         }
     }

@@ -6,18 +6,6 @@ import XCTest
 
 /// The hit-test overlay drawn by a headless application over a node tree.
 final class HitTestSlopOverlayDrawingTests: XCTestCase {
-    private static func rgb(_ frame: Bitmap, _ x: Int, _ y: Int) -> (Int, Int, Int) {
-        let p = frame.pixel(x: x, y: y)
-        return (Int(p.r), Int(p.g), Int(p.b))
-    }
-
-    private static func assertColor(_ frame: Bitmap, _ x: Int, _ y: Int, _ expected: (Int, Int, Int),
-                                    file: StaticString = #filePath, line: UInt = #line) {
-        let c = rgb(frame, x, y)
-        let ok = abs(c.0 - expected.0) <= 3 && abs(c.1 - expected.1) <= 3 && abs(c.2 - expected.2) <= 3
-        XCTAssertTrue(ok, "pixel (\(x), \(y)) is \(c), expected \(expected)", file: file, line: line)
-    }
-
     private static func control(_ frame: CGRect, in parent: DisplayNode, slop: EdgeInsets) -> ControlNode {
         let control = ControlNode()
         control.frame = frame
@@ -52,19 +40,19 @@ final class HitTestSlopOverlayDrawingTests: XCTestCase {
             app.overlayRootNode = root
 
             var frame = try XCTUnwrap(app.captureFrame())
-            Self.assertColor(frame, 60, 70, (255, 255, 255))    // off: nothing drawn
+            SDLTestSupport.assertColor(frame, 60, 70, (255, 255, 255))    // off: nothing drawn
 
             app.showsHitTestSlop = true
             app.cursor = .hand                                   // headless: ignored, harmless
             frame = try XCTUnwrap(app.captureFrame())
-            Self.assertColor(frame, 60, 70, (153, 255, 153))    // green 0.4 over white
-            Self.assertColor(frame, 50, 70, (255, 153, 51))     // orange 0.8 band
-            Self.assertColor(frame, 51, 70, (255, 153, 51))
-            Self.assertColor(frame, 52, 70, (153, 255, 153))
-            Self.assertColor(frame, 45, 70, (255, 255, 255))    // clipped away: not shown
-            Self.assertColor(frame, 240, 70, (153, 255, 153))
-            Self.assertColor(frame, 249, 70, (98, 140, 112))    // dark green 0.7 band
-            Self.assertColor(frame, 251, 70, (255, 255, 255))
+            SDLTestSupport.assertColor(frame, 60, 70, (153, 255, 153))    // green 0.4 over white
+            SDLTestSupport.assertColor(frame, 50, 70, (255, 153, 51))     // orange 0.8 band
+            SDLTestSupport.assertColor(frame, 51, 70, (255, 153, 51))
+            SDLTestSupport.assertColor(frame, 52, 70, (153, 255, 153))
+            SDLTestSupport.assertColor(frame, 45, 70, (255, 255, 255))    // clipped away: not shown
+            SDLTestSupport.assertColor(frame, 240, 70, (153, 255, 153))
+            SDLTestSupport.assertColor(frame, 249, 70, (98, 140, 112))    // dark green 0.7 band
+            SDLTestSupport.assertColor(frame, 251, 70, (255, 255, 255))
         }
     }
 }

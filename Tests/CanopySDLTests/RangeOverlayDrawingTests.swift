@@ -6,27 +6,6 @@ import XCTest
 
 /// The range overlay drawn by a headless application over a white window.
 final class RangeOverlayDrawingTests: XCTestCase {
-    private static func rgb(_ frame: Bitmap, _ x: Int, _ y: Int) -> (Int, Int, Int) {
-        let p = frame.pixel(x: x, y: y)
-        return (Int(p.r), Int(p.g), Int(p.b))
-    }
-
-    private static func assertColor(_ frame: Bitmap, _ x: Int, _ y: Int, _ expected: (Int, Int, Int),
-                                    file: StaticString = #filePath, line: UInt = #line) {
-        let c = rgb(frame, x, y)
-        let ok = abs(c.0 - expected.0) <= 3 && abs(c.1 - expected.1) <= 3 && abs(c.2 - expected.2) <= 3
-        XCTAssertTrue(ok, "pixel (\(x), \(y)) is \(c), expected \(expected)", file: file, line: line)
-    }
-
-    /// The Lato faces of Resources/fonts.
-    private static let fonts: FontRegistry = {
-        let registry = FontRegistry()
-        let directory = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Resources/fonts").path
-        registry.registerFonts(inDirectory: directory)
-        return registry
-    }()
 
     /// The example of RangeOverlayTests in a 480 x 750 window: the panel (350, 290, 120, 450), the
     /// map (356, 315, 108, 400) showing content 1,400..5,400 at 0.1, the viewport's outline around
@@ -47,7 +26,7 @@ final class RangeOverlayDrawingTests: XCTestCase {
     func testTheOverlayTintsOnScreenCellsAndDrawsThePanel() throws {
         try MainActor.assumeIsolated {
             let app = try Application(options: .init(title: "test", size: CGSize(width: 480, height: 750),
-                                                     headless: true, fonts: Self.fonts, renderDriver: "software"))
+                                                     headless: true, fonts: SDLTestSupport.fonts, renderDriver: "software"))
             defer { app.close() }
             app.showsFPS = false
             app.clearColor = Color(white: 1)
@@ -56,37 +35,37 @@ final class RangeOverlayDrawingTests: XCTestCase {
 
             var frame = try XCTUnwrap(app.captureFrame())
             XCTAssertEqual(asked, 0, "off: the source is not asked")
-            Self.assertColor(frame, 100, 400, (255, 255, 255))
-            Self.assertColor(frame, 352, 600, (255, 255, 255))
+            SDLTestSupport.assertColor(frame, 100, 400, (255, 255, 255))
+            SDLTestSupport.assertColor(frame, 352, 600, (255, 255, 255))
 
             app.showsRanges = true
             frame = try XCTUnwrap(app.captureFrame())
             XCTAssertEqual(asked, 1)
             // Orange at 0.35 over white on the display-state cell on screen; the visible one untinted.
-            Self.assertColor(frame, 100, 400, (255, 219, 166))
-            Self.assertColor(frame, 100, 100, (255, 255, 255))
+            SDLTestSupport.assertColor(frame, 100, 400, (255, 219, 166))
+            SDLTestSupport.assertColor(frame, 100, 100, (255, 255, 255))
             // The panel's padding, outside the map: black at 0.72 over white.
-            Self.assertColor(frame, 352, 600, (71, 71, 71))
+            SDLTestSupport.assertColor(frame, 352, 600, (71, 71, 71))
             // The viewport's left edge (x 359.25..360.75: pixels 359 and 360), white over the bands.
-            Self.assertColor(frame, 359, 520, (255, 255, 255))
-            Self.assertColor(frame, 360, 520, (255, 255, 255))
+            SDLTestSupport.assertColor(frame, 359, 520, (255, 255, 255))
+            SDLTestSupport.assertColor(frame, 360, 520, (255, 255, 255))
             // Just inside it, the display band over the preload band over the panel: darker.
-            let band = Self.rgb(frame, 362, 520)
+            let band = SDLTestSupport.rgb(frame, 362, 520)
             XCTAssertTrue(band.0 < 200 && band.2 < 60 && band.0 > band.2, "band pixel \(band)")
             // The display item below the viewport on the map (y 575..595), inside its border: orange.
-            let item = Self.rgb(frame, 410, 585)
+            let item = SDLTestSupport.rgb(frame, 410, 585)
             XCTAssertTrue(item.0 > 220 && (120...180).contains(item.1) && item.2 < 60, "item pixel \(item)")
             // The caption and the legend put light pixels in their lines.
-            let caption = (356..<464).map { Self.rgb(frame, $0, 302) }.map { max($0.0, $0.1, $0.2) }.max() ?? 0
+            let caption = (356..<464).map { SDLTestSupport.rgb(frame, $0, 302) }.map { max($0.0, $0.1, $0.2) }.max() ?? 0
             XCTAssertGreaterThan(caption, 150, "no caption text")
-            let legend = (356..<464).flatMap { x in (721..<734).map { Self.rgb(frame, x, $0) } }
+            let legend = (356..<464).flatMap { x in (721..<734).map { SDLTestSupport.rgb(frame, x, $0) } }
             XCTAssertTrue(legend.contains { $0.0 > 150 && $0.1 > 100 && $0.2 < 80 }, "no orange or yellow legend text")
 
             // No snapshot: nothing drawn.
             app.rangeOverlaySource = { nil }
             frame = try XCTUnwrap(app.captureFrame())
-            Self.assertColor(frame, 100, 400, (255, 255, 255))
-            Self.assertColor(frame, 352, 600, (255, 255, 255))
+            SDLTestSupport.assertColor(frame, 100, 400, (255, 255, 255))
+            SDLTestSupport.assertColor(frame, 352, 600, (255, 255, 255))
         }
     }
 }

@@ -75,15 +75,6 @@ final class RasterizeSubtreeGoldenTests: XCTestCase {
     /// a rectangular clip, a fade applied per drawing operation): 2,781 pixels over in all.
     static let maxDifference = 10
 
-    /// The Lato faces of Resources/fonts.
-    private static let fonts: FontRegistry = {
-        let registry = FontRegistry()
-        let directory = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Resources/fonts").path
-        registry.registerFonts(inDirectory: directory)
-        return registry
-    }()
 
     /// A generated image: a colour ramp with a translucent band and a transparent corner.
     private static func makeImage(width: Int, height: Int) -> Bitmap {
@@ -168,7 +159,7 @@ final class RasterizeSubtreeGoldenTests: XCTestCase {
         enlarged.frame = CGRect(x: 272, y: 84, width: 36, height: 36)
         // Text.
         let text = TextNode()
-        text.fonts = fonts
+        text.fonts = SDLTestSupport.fonts
         text.attributedText = AttributedString("Rainforest canopy", font: Font(family: "Lato", size: 18),
                                                color: Color(rgb8: 20, 50, 30))
         text.frame = CGRect(x: 12, y: 150, width: 200, height: 30)
