@@ -268,6 +268,26 @@ final class CollectionNodeTests: XCTestCase {
         }
     }
 
+    func testADisplayInFlightIsCancelledWhenItsCellLeavesTheDisplayRange() {
+        MainActor.assumeIsolated {
+            let source = TestSource(heights: Array(repeating: 100, count: 100))
+            let gate = DispatchSemaphore(value: 0)
+            source.gates[0] = gate
+            let (collection, loop) = Self.make(source)
+            // Item 0's drawing is held at the gate; the reader jumps far away meanwhile.
+            NodeTestSupport.turn(loop, until: { collection.nodeForItem(at: 0)?.supernode === collection.contentNode })
+            for _ in 0..<3 { loop.runTurn() }
+            let cell = try! XCTUnwrap(collection.nodeForItem(at: 0))
+            let before = DisplayScheduler.shared.rasterStatistics
+            collection.setContentOffset(5000)
+            loop.runTurn()
+            XCTAssertTrue(cell.displaySuspended)
+            gate.signal()
+            NodeTestSupport.turn(loop, until: { DisplayScheduler.shared.rasterStatistics.cancelled > before.cancelled })
+            XCTAssertNil(cell.layerIfLoaded?.contents, "the stale drawing never lands")
+        }
+    }
+
     func testOnlyTheRangesHoldCellsWhateverTheSize() {
         MainActor.assumeIsolated {
             let source = TestSource(heights: Array(repeating: 100, count: 100_000))
