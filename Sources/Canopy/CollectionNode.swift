@@ -668,12 +668,17 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
     @MainActor
     private func indexOfItem(id: UInt64, near hint: Int) -> Int? {
         model.withLock { m in
-            if m.items[safe: hint]?.id == id { return hint }
-            // Updates shift items by the number inserted or deleted before them: look outwards.
-            for step in 1..<max(2, m.items.count) {
-                if m.items[safe: hint - step]?.id == id { return hint - step }
-                if m.items[safe: hint + step]?.id == id { return hint + step }
-                if hint - step < 0 && hint + step >= m.items.count { break }
+            guard !m.items.isEmpty else { return nil }
+            // Deletions may leave the hint beyond the end: start from the last item then.
+            let start = min(max(hint, 0), m.items.count - 1)
+            if m.items[start].id == id { return start }
+            // Updates shift items by the number inserted or deleted before them: look outwards
+            // until both sides have run out of items.
+            var step = 1
+            while start - step >= 0 || start + step < m.items.count {
+                if m.items[safe: start - step]?.id == id { return start - step }
+                if m.items[safe: start + step]?.id == id { return start + step }
+                step += 1
             }
             return nil
         }

@@ -465,6 +465,26 @@ final class CollectionNodeTests: XCTestCase {
         }
     }
 
+    func testCellsMadeBeforeDeletionsAboveThemStillArrive() {
+        MainActor.assumeIsolated {
+            // 12 items at 10 + 110k; at the end (offset 1030) items 9, 10, 11 are visible.
+            let source = TestSource(heights: Array(repeating: 100, count: 12))
+            let (collection, loop) = Self.make(source)
+            collection.layoutIfNeeded()
+            collection.setContentOffset(1030)
+            loop.runTurn()      // their cells are being made; they arrive at a later turn
+            XCTAssertNil(collection.nodeForItem(at: 11))
+            // Before they arrive, the 8 items above go: item 11 is now 3, further from its old
+            // index than the collection is long.
+            source.heights.removeSubrange(0..<8)
+            collection.deleteItems(at: Array(0..<8))
+            Self.settle(collection, loop)
+            for index in 0..<4 {
+                XCTAssertEqual((collection.nodeForItem(at: index) as? TestCell)?.item, index + 8, "item \(index)")
+            }
+        }
+    }
+
     func testAClickSelectsTheItemUnderIt() {
         MainActor.assumeIsolated {
             let source = TestSource(heights: Array(repeating: 100, count: 20))
