@@ -282,18 +282,19 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
     /// delegate; the selection is single.
     @MainActor
     public func selectItem(at index: Int) {
-        let (previous, node, delegate) = model.withLock { m -> ([CellNode?], CellNode?, (any CollectionDelegate)?) in
-            guard m.items.indices.contains(index) else { return ([], nil, nil) }
+        // A reloaded item's new cell waiting under the old one takes the selection too.
+        let (previous, nodes, delegate) = model.withLock { m -> ([CellNode?], [CellNode?], (any CollectionDelegate)?) in
+            guard m.items.indices.contains(index) else { return ([], [], nil) }
             var previous: [CellNode?] = []
             for i in m.items.indices where m.items[i].isSelected && i != index {
                 m.items[i].isSelected = false
-                previous.append(m.items[i].node)
+                previous += [m.items[i].node, m.items[i].replacement]
             }
             m.items[index].isSelected = true
-            return (previous, m.items[index].node, m.delegate)
+            return (previous, [m.items[index].node, m.items[index].replacement], m.delegate)
         }
         for old in previous { old?.isSelected = false }
-        node?.isSelected = true
+        for node in nodes { node?.isSelected = true }
         delegate?.collectionNode(self, didSelectItemAt: index)
     }
 

@@ -485,6 +485,33 @@ final class CollectionNodeTests: XCTestCase {
         }
     }
 
+    func testSelectionFollowsTheItemToItsReloadedCell() {
+        MainActor.assumeIsolated {
+            let source = TestSource(heights: Array(repeating: 100, count: 20))
+            let (collection, loop) = Self.make(source)
+            Self.settle(collection, loop)
+            collection.selectItem(at: 1)
+            // Items 1 and 2 reloaded: their new cells wait under the old ones, held at the gates.
+            let gates = [1: DispatchSemaphore(value: 0), 2: DispatchSemaphore(value: 0)]
+            source.gates = gates
+            collection.reloadItems(at: [1, 2])
+            @MainActor func replacement(_ index: Int) -> TestCell? {
+                collection.contentNode.subnodes.lazy.compactMap { $0 as? TestCell }.first { $0.gate === gates[index] }
+            }
+            NodeTestSupport.turn(loop, until: { replacement(1) != nil && replacement(2) != nil })
+            // The selection moves from 1 to 2 while the new cells wait.
+            collection.selectItem(at: 2)
+            gates.values.forEach { $0.signal() }
+            NodeTestSupport.turn(loop, until: {
+                (collection.nodeForItem(at: 1) as? TestCell)?.gate != nil && (collection.nodeForItem(at: 2) as? TestCell)?.gate != nil
+            })
+            XCTAssertFalse(collection.isItemSelected(at: 1))
+            XCTAssertEqual(collection.nodeForItem(at: 1)?.isSelected, false)
+            XCTAssertTrue(collection.isItemSelected(at: 2))
+            XCTAssertEqual(collection.nodeForItem(at: 2)?.isSelected, true)
+        }
+    }
+
     func testAClickSelectsTheItemUnderIt() {
         MainActor.assumeIsolated {
             let source = TestSource(heights: Array(repeating: 100, count: 20))
