@@ -538,14 +538,15 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
     }
 
     /// Takes an item's cell (and its replacement) out: state `[]`, out of the tree, work in flight
-    /// cancelled. The caller forgets them.
+    /// cancelled. The caller forgets them. Only the cell ends displaying: a replacement shares
+    /// the item's state but was never announced by willDisplay (that happens when it swaps in).
     @MainActor
     private func release(_ item: Item) {
         item.pending?.cancel()
+        if let node = item.node, node.interfaceState.contains(.visible) {
+            model.withLock { $0.delegate }?.collectionNode(self, didEndDisplayingItemWith: node, at: -1)
+        }
         for node in [item.node, item.replacement].compactMap({ $0 }) {
-            if node.interfaceState.contains(.visible) {
-                model.withLock { $0.delegate }?.collectionNode(self, didEndDisplayingItemWith: node, at: -1)
-            }
             node.recursivelySetInterfaceState([])
             if node.supernode === contentNode { node.removeFromSupernode() }
         }

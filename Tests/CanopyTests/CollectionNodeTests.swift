@@ -64,6 +64,10 @@ final class TestSource: CollectionDataSource, CollectionDelegate {
     nonisolated let fetches = Mutex(0)
     var selected: [Int] = []
     var displayed: [String] = []
+    /// The cells willDisplay announced and didEndDisplaying has not ended yet, and the calls
+    /// that broke that pairing.
+    var onScreen: Set<ObjectIdentifier> = []
+    var unpaired: [String] = []
 
     init(heights: [CGFloat], estimate: CGFloat? = nil) {
         self.heights = heights
@@ -84,9 +88,11 @@ final class TestSource: CollectionDataSource, CollectionDelegate {
     func collectionNode(_ collectionNode: CollectionNode, didSelectItemAt index: Int) { selected.append(index) }
     func collectionNode(_ collectionNode: CollectionNode, willDisplayItemWith node: CellNode, at index: Int) {
         displayed.append("will \(index)")
+        if !onScreen.insert(ObjectIdentifier(node)).inserted { unpaired.append("will twice \(index)") }
     }
     func collectionNode(_ collectionNode: CollectionNode, didEndDisplayingItemWith node: CellNode, at index: Int) {
         displayed.append("end \((node as? TestCell)?.item ?? -1)")
+        if onScreen.remove(ObjectIdentifier(node)) == nil { unpaired.append("end without will \((node as? TestCell)?.item ?? -1)") }
     }
     func shouldBatchFetch(for collectionNode: CollectionNode) -> Bool { heights.count < limit }
 
@@ -509,6 +515,28 @@ final class CollectionNodeTests: XCTestCase {
             XCTAssertEqual(collection.nodeForItem(at: 1)?.isSelected, false)
             XCTAssertTrue(collection.isItemSelected(at: 2))
             XCTAssertEqual(collection.nodeForItem(at: 2)?.isSelected, true)
+        }
+    }
+
+    func testAnItemDeletedWhileItsNewCellWaitsEndsDisplayingOnce() {
+        MainActor.assumeIsolated {
+            let source = TestSource(heights: Array(repeating: 100, count: 20))
+            let (collection, loop) = Self.make(source)
+            Self.settle(collection, loop)
+            let gate = DispatchSemaphore(value: 0)
+            defer { gate.signal() }
+            source.gates[1] = gate
+            collection.reloadItems(at: [1])
+            NodeTestSupport.turn(loop, until: { collection.contentNode.subnodes.contains { ($0 as? TestCell)?.gate === gate } })
+            let new = try! XCTUnwrap(collection.contentNode.subnodes.first { ($0 as? TestCell)?.gate === gate })
+            XCTAssertEqual(source.unpaired, [])
+            // The new cell was never announced: only the old one ends displaying.
+            source.heights.remove(at: 1)
+            collection.deleteItems(at: [1])
+            XCTAssertEqual(source.unpaired, [])
+            XCTAssertEqual(source.displayed.filter { $0 == "end 1" }.count, 1)
+            XCTAssertNil(new.supernode)
+            XCTAssertEqual(new.interfaceState, [])
         }
     }
 
