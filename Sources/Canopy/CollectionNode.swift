@@ -37,7 +37,8 @@ public protocol CollectionDelegate: AnyObject, Sendable {
     @MainActor func collectionNode(_ collectionNode: CollectionNode, didSelectItemAt index: Int)
     /// Item `index`'s cell is about to be on screen (it entered the visible state).
     @MainActor func collectionNode(_ collectionNode: CollectionNode, willDisplayItemWith node: CellNode, at index: Int)
-    /// Item `index`'s cell left the screen (or the collection).
+    /// Item `index`'s cell left the screen (or the collection: then `index` is the one the item had
+    /// before the update or reload that removed it).
     @MainActor func collectionNode(_ collectionNode: CollectionNode, didEndDisplayingItemWith node: CellNode, at index: Int)
     /// Whether to fetch another batch now that Texture's rule says the end is near. Default false.
     @MainActor func shouldBatchFetch(for collectionNode: CollectionNode) -> Bool
@@ -374,7 +375,7 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
         }
         let anchor = currentAnchor()
         let width = bounds.width
-        var removed: [Item] = []
+        var removed: [(item: Item, index: Int)] = []
         let newAnchorIndex = model.withLock { m -> Int? in
             var newItems: [Item] = []
             newItems.reserveCapacity(newCount)
@@ -387,7 +388,7 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
                     continue
                 }
                 while deletions.contains(old) {
-                    removed.append(m.items[old])
+                    removed.append((m.items[old], old))
                     old += 1
                 }
                 var item = m.items[old]
@@ -397,7 +398,7 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
                 old += 1
             }
             while old < oldCount {
-                removed.append(m.items[old])
+                removed.append((m.items[old], old))
                 old += 1
             }
             m.items = newItems
@@ -409,7 +410,7 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
             while index < oldCount, newIndexOfOld[index] == nil { index += 1 }
             return index < oldCount ? newIndexOfOld[index] : nil
         }
-        for item in removed { release(item) }
+        for (item, index) in removed { release(item, at: index) }
         for index in insertions.sorted() { estimateSize(of: index, dataSource: dataSource, width: width) }
         relayout(keeping: anchor.map { a in newAnchorIndex.map { CollectionAnchor(index: $0, distance: a.distance) } } ?? nil)
         requestFrame()
@@ -482,7 +483,7 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
     private func setState(_ newState: InterfaceState, ofItemAt index: Int, viewport: CGRect) {
         guard var item = model.withLock({ $0.items[safe: index] }), let frame = frameForItem(at: index) else { return }
         if newState.isEmpty {
-            release(item)
+            release(item, at: index)
             model.withLock { m in
                 m.items[index].node = nil
                 m.items[index].replacement = nil
@@ -541,10 +542,10 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
     /// cancelled. The caller forgets them. Only the cell ends displaying: a replacement shares
     /// the item's state but was never announced by willDisplay (that happens when it swaps in).
     @MainActor
-    private func release(_ item: Item) {
+    private func release(_ item: Item, at index: Int) {
         item.pending?.cancel()
         if let node = item.node, node.interfaceState.contains(.visible) {
-            model.withLock { $0.delegate }?.collectionNode(self, didEndDisplayingItemWith: node, at: -1)
+            model.withLock { $0.delegate }?.collectionNode(self, didEndDisplayingItemWith: node, at: index)
         }
         for node in [item.node, item.replacement].compactMap({ $0 }) {
             node.recursivelySetInterfaceState([])
@@ -593,7 +594,7 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
         let size = node.frame.size
         if let old, oldInTree {
             node.frame = CGRect(origin: old.frame.origin, size: size)
-            if let previous = model.withLock({ $0.items[index].replacement }) { release(Item(id: id, size: .zero, replacement: previous)) }
+            if let previous = model.withLock({ $0.items[index].replacement }) { release(Item(id: id, size: .zero, replacement: previous), at: index) }
             // Under the old cell, which covers it until it has displayed.
             let position = contentNode.subnodes.firstIndex { $0 === old } ?? 0
             contentNode.insertSubnode(node, at: position)
@@ -604,7 +605,7 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
                 m.items[index].nodeGeneration = generation
             }
         } else {
-            if let old { release(Item(id: id, size: .zero, node: old)) }
+            if let old { release(Item(id: id, size: .zero, node: old), at: index) }
             model.withLock { m in
                 m.items[index].node = node
                 m.items[index].nodeGeneration = generation
@@ -722,7 +723,7 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
             m.needsLayout = true
             return oldCount
         }
-        for item in removed { release(item) }
+        for (offset, item) in removed.enumerated() { release(item, at: count + offset) }
         // Estimates for every item: the new ones have none, and reloaded ones may change.
         for index in 0..<count where index >= oldCount || !model.withLock({ $0.items[index].isMeasured }) {
             estimateSize(of: index, dataSource: dataSource, width: width)

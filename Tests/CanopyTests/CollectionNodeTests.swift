@@ -68,6 +68,8 @@ final class TestSource: CollectionDataSource, CollectionDelegate {
     /// that broke that pairing.
     var onScreen: Set<ObjectIdentifier> = []
     var unpaired: [String] = []
+    /// Each didEndDisplaying as "item@index": the cell's item, the index the collection gave.
+    var ended: [String] = []
 
     init(heights: [CGFloat], estimate: CGFloat? = nil) {
         self.heights = heights
@@ -92,6 +94,7 @@ final class TestSource: CollectionDataSource, CollectionDelegate {
     }
     func collectionNode(_ collectionNode: CollectionNode, didEndDisplayingItemWith node: CellNode, at index: Int) {
         displayed.append("end \((node as? TestCell)?.item ?? -1)")
+        ended.append("\((node as? TestCell)?.item ?? -1)@\(index)")
         if onScreen.remove(ObjectIdentifier(node)) == nil { unpaired.append("end without will \((node as? TestCell)?.item ?? -1)") }
     }
     func shouldBatchFetch(for collectionNode: CollectionNode) -> Bool { heights.count < limit }
@@ -537,6 +540,29 @@ final class CollectionNodeTests: XCTestCase {
             XCTAssertEqual(source.displayed.filter { $0 == "end 1" }.count, 1)
             XCTAssertNil(new.supernode)
             XCTAssertEqual(new.interfaceState, [])
+        }
+    }
+
+    func testDidEndDisplayingGivesTheItemsIndex() {
+        MainActor.assumeIsolated {
+            let source = TestSource(heights: Array(repeating: 100, count: 20))
+            let (collection, loop) = Self.make(source)
+            Self.settle(collection, loop)
+            // Deleted: the index it had before the update.
+            source.heights.remove(at: 1)
+            collection.deleteItems(at: [1])
+            XCTAssertEqual(source.ended, ["1@1"])
+            // Dropped from every range in one jump: items 0 and 2 (now 1) were visible.
+            collection.setContentOffset(1500)
+            loop.runTurn()
+            XCTAssertEqual(source.ended, ["1@1", "0@0", "2@1"])
+            Self.settle(collection, loop)
+            // Removed by a reload that shrinks the collection: the index it had before.
+            let visible = collection.visibleItemIndices
+            source.ended.removeAll()
+            source.heights = Array(repeating: 100, count: visible[0])
+            collection.reloadData()
+            XCTAssertEqual(source.ended.map { $0.split(separator: "@")[1] }, visible.map { Substring("\($0)") })
         }
     }
 
