@@ -108,8 +108,9 @@ open class ScrollNode: DisplayNode, @unchecked Sendable {
     @MainActor
     public func shiftContentOffset(by delta: CGFloat) {
         scrolling.withLock { s in
+            let before = s.controller.offset
             s.controller.physics.shift(by: delta)
-            s.lastOffset += delta   // not a scroll: no speed or direction from it
+            s.lastOffset += s.controller.offset - before   // not a scroll: no speed or direction from it (clamped or not)
         }
         applyOffset()
         requestFrame()
@@ -175,7 +176,13 @@ open class ScrollNode: DisplayNode, @unchecked Sendable {
         let size = bounds.size
         let height = scrolling.withLock { $0.contentHeight }
         let origin = isNodeLoaded ? layer.convertToWindow(.zero) : .zero
-        scrolling.withLock { $0.controller.setGeometry(viewport: CGRect(origin: origin, size: size), contentHeight: height) }
+        scrolling.withLock { s in
+            let before = s.controller.offset
+            s.controller.setGeometry(viewport: CGRect(origin: origin, size: size), contentHeight: height)
+            // Content or viewport resized under the offset pulls it back into range: not a scroll
+            // either, so no direction or speed from it.
+            s.lastOffset += s.controller.offset - before
+        }
         let frame = CGRect(x: 0, y: contentNode.frame.minY, width: size.width, height: height)
         if contentNode.frame != frame { contentNode.frame = frame }
     }

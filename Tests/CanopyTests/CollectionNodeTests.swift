@@ -566,6 +566,29 @@ final class CollectionNodeTests: XCTestCase {
         }
     }
 
+    func testContentShrinkingUnderTheViewportAtTheEndIsNotAScrollUp() {
+        MainActor.assumeIsolated {
+            // Estimated 150, measured 100: after a jump to the end, the cells that come in shrink
+            // the content below the viewport's top item, so the offset is pulled back to the new end.
+            let source = TestSource(heights: Array(repeating: 100, count: 30), estimate: 150)
+            source.holdsFetches.withLock { $0 = true }
+            let (collection, loop) = Self.make(source)
+            Self.settle(collection, loop)
+            let before = collection.maximumContentOffset
+            collection.setContentOffset(before)
+            loop.runTurn()
+            XCTAssertEqual(collection.scrollDirection, .down)
+            Self.settleRanges(collection, loop)
+            XCTAssertLessThan(collection.maximumContentOffset, before, "the content shrank")
+            XCTAssertEqual(collection.contentOffset, collection.maximumContentOffset)
+            // Nobody scrolled up: the direction is still down, so at the end a batch is fetched
+            // once the delegate wants one.
+            XCTAssertEqual(collection.scrollDirection, .down)
+            source.limit = 100
+            NodeTestSupport.turn(loop, until: { source.fetches.withLock { $0 } == 1 })
+        }
+    }
+
     func testAClickSelectsTheItemUnderIt() {
         MainActor.assumeIsolated {
             let source = TestSource(heights: Array(repeating: 100, count: 20))
