@@ -131,8 +131,18 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
         var leadingScreensForBatching = BatchFetching.defaultLeadingScreens
         var estimatedItemHeight: CGFloat = 200
         var lastRanges = Ranges(viewport: .zero, display: .zero, preload: .zero, mode: .minimum)
+        /// willDisplay / didEndDisplaying calls waiting for the change that made them to finish.
+        var announcements: [Announcement] = []
+        var isAnnouncing = false
     }
     private let model = Mutex(Model())
+
+    /// A cell that started (or ended) displaying, to tell the delegate.
+    private struct Announcement {
+        let node: CellNode
+        var index: Int
+        let isWillDisplay: Bool
+    }
 
     /// The batch-fetch context: the app's fetch completes it; reloadData cancels it.
     public let batchContext = BatchContext()
@@ -403,6 +413,10 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
             }
             m.items = newItems
             m.live = Set(m.live.compactMap { newIndexOfOld[$0] })
+            // Calls still waiting name items where they are now (a deleted one where it was).
+            for i in m.announcements.indices {
+                if let index = newIndexOfOld[safe: m.announcements[i].index] ?? nil { m.announcements[i].index = index }
+            }
             m.needsLayout = true
             // The anchor moves with its item; a deleted one hands over to the next that stayed.
             guard let anchor else { return nil }
@@ -414,6 +428,7 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
         for index in insertions.sorted() { estimateSize(of: index, dataSource: dataSource, width: width) }
         relayout(keeping: anchor.map { a in newAnchorIndex.map { CollectionAnchor(index: $0, distance: a.distance) } } ?? nil)
         requestFrame()
+        deliverAnnouncements()
     }
 
     // MARK: Each turn (main thread)
@@ -434,6 +449,7 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
         layoutIfNeeded()
         swapReadyReplacements()
         updateRanges()
+        deliverAnnouncements()
         checkBatchFetch()
     }
 
@@ -530,11 +546,10 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
             m.items[index].state = newState
             m.items[index].isInTree = isInTree
         }
-        let delegate = model.withLock { $0.delegate }
         if newState.contains(.visible) && !oldState.contains(.visible) {
-            delegate?.collectionNode(self, willDisplayItemWith: node, at: index)
+            announce(node, at: index, willDisplay: true)
         } else if !newState.contains(.visible) && oldState.contains(.visible) {
-            delegate?.collectionNode(self, didEndDisplayingItemWith: node, at: index)
+            announce(node, at: index, willDisplay: false)
         }
     }
 
@@ -545,7 +560,7 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
     private func release(_ item: Item, at index: Int) {
         item.pending?.cancel()
         if let node = item.node, node.interfaceState.contains(.visible) {
-            model.withLock { $0.delegate }?.collectionNode(self, didEndDisplayingItemWith: node, at: index)
+            announce(node, at: index, willDisplay: false)
         }
         for node in [item.node, item.replacement].compactMap({ $0 }) {
             node.recursivelySetInterfaceState([])
@@ -645,7 +660,7 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
         }) else { return }
         if let old {
             if old.interfaceState.contains(.visible) {
-                model.withLock { $0.delegate }?.collectionNode(self, didEndDisplayingItemWith: old, at: index)
+                announce(old, at: index, willDisplay: false)
             }
             old.recursivelySetInterfaceState([])
             if old.supernode === contentNode { old.removeFromSupernode() }
@@ -662,9 +677,45 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
             m.items[index].isMeasured = true
         }
         if replacement.interfaceState.contains(.visible) {
-            model.withLock { $0.delegate }?.collectionNode(self, willDisplayItemWith: replacement, at: index)
+            announce(replacement, at: index, willDisplay: true)
         }
         requestFrame()
+    }
+
+    /// Queues a willDisplay (or didEndDisplaying) for `deliverAnnouncements`.
+    @MainActor
+    private func announce(_ node: CellNode, at index: Int, willDisplay: Bool) {
+        model.withLock { $0.announcements.append(Announcement(node: node, index: index, isWillDisplay: willDisplay)) }
+    }
+
+    /// Tells the delegate which cells started and ended displaying, once the change that did it
+    /// (a turn's range update, a batch update, a reload) is complete: the delegate may update
+    /// the collection from these calls, which in the middle of the change would move the items
+    /// it is working on by index. Calls queued by such an update wait for the delivery in
+    /// progress, so they keep their order.
+    @MainActor
+    private func deliverAnnouncements() {
+        let begins = model.withLock { m -> Bool in
+            guard !m.isAnnouncing, !m.announcements.isEmpty else { return false }
+            m.isAnnouncing = true
+            return true
+        }
+        guard begins else { return }
+        while true {
+            let (next, delegate) = model.withLock { m -> (Announcement?, (any CollectionDelegate)?) in
+                guard !m.announcements.isEmpty else {
+                    m.isAnnouncing = false
+                    return (nil, nil)
+                }
+                return (m.announcements.removeFirst(), m.delegate)
+            }
+            guard let next else { return }
+            if next.isWillDisplay {
+                delegate?.collectionNode(self, willDisplayItemWith: next.node, at: next.index)
+            } else {
+                delegate?.collectionNode(self, didEndDisplayingItemWith: next.node, at: next.index)
+            }
+        }
     }
 
     /// Where the item with `id` is now: at `hint` unless updates moved it.
@@ -730,6 +781,7 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
         }
         relayout(keeping: anchor.flatMap { $0.index < count ? $0 : nil })
         requestFrame()
+        deliverAnnouncements()
     }
 
     @MainActor

@@ -70,6 +70,9 @@ final class TestSource: CollectionDataSource, CollectionDelegate {
     var unpaired: [String] = []
     /// Each didEndDisplaying as "item@index": the cell's item, the index the collection gave.
     var ended: [String] = []
+    /// Called after the bookkeeping above, to update the collection from the delegate.
+    var onWillDisplay: ((CollectionNode, CellNode, Int) -> Void)?
+    var onDidEndDisplaying: ((CollectionNode, CellNode, Int) -> Void)?
 
     init(heights: [CGFloat], estimate: CGFloat? = nil) {
         self.heights = heights
@@ -91,11 +94,13 @@ final class TestSource: CollectionDataSource, CollectionDelegate {
     func collectionNode(_ collectionNode: CollectionNode, willDisplayItemWith node: CellNode, at index: Int) {
         displayed.append("will \(index)")
         if !onScreen.insert(ObjectIdentifier(node)).inserted { unpaired.append("will twice \(index)") }
+        onWillDisplay?(collectionNode, node, index)
     }
     func collectionNode(_ collectionNode: CollectionNode, didEndDisplayingItemWith node: CellNode, at index: Int) {
         displayed.append("end \((node as? TestCell)?.item ?? -1)")
         ended.append("\((node as? TestCell)?.item ?? -1)@\(index)")
         if onScreen.remove(ObjectIdentifier(node)) == nil { unpaired.append("end without will \((node as? TestCell)?.item ?? -1)") }
+        onDidEndDisplaying?(collectionNode, node, index)
     }
     func shouldBatchFetch(for collectionNode: CollectionNode) -> Bool { heights.count < limit }
 
@@ -586,6 +591,42 @@ final class CollectionNodeTests: XCTestCase {
             XCTAssertEqual(collection.scrollDirection, .down)
             source.limit = 100
             NodeTestSupport.turn(loop, until: { source.fetches.withLock { $0 } == 1 })
+        }
+    }
+
+    /// Every cell in the content node is the cell of an item in the display range, in its state.
+    @MainActor
+    static func assertTreeMatchesTheItems(_ collection: CollectionNode, file: StaticString = #filePath, line: UInt = #line) {
+        let expected = (0..<collection.numberOfItems).compactMap { index -> ObjectIdentifier? in
+            guard let node = collection.nodeForItem(at: index) else { return nil }
+            XCTAssertEqual(node.interfaceState, collection.interfaceStateForItem(at: index), "item \(index)", file: file, line: line)
+            return collection.interfaceStateForItem(at: index).contains(.display) ? ObjectIdentifier(node) : nil
+        }
+        for case let cell as TestCell in collection.contentNode.subnodes where !expected.contains(ObjectIdentifier(cell)) {
+            XCTFail("cell \(cell.item) in the tree, state \(cell.interfaceState), forgotten", file: file, line: line)
+        }
+        XCTAssertEqual(collection.contentNode.subnodes.count, expected.count, "cells in the tree", file: file, line: line)
+    }
+
+    func testTheDelegateMayDeleteAnItemThatEndsDisplaying() {
+        MainActor.assumeIsolated {
+            let source = TestSource(heights: Array(repeating: 100, count: 40))
+            let (collection, loop) = Self.make(source)
+            Self.settle(collection, loop)
+            // Items seen once go when they leave the screen.
+            var gone: Set<ObjectIdentifier> = []
+            source.onDidEndDisplaying = { collection, node, index in
+                guard gone.insert(ObjectIdentifier(node)).inserted else { return }
+                source.heights.remove(at: index)
+                collection.deleteItems(at: [index])
+            }
+            collection.setContentOffset(1500)
+            Self.settle(collection, loop)
+            XCTAssertEqual(source.unpaired, [])
+            XCTAssertEqual(collection.numberOfItems, 37, "the three that were visible")
+            // Each told where its item is when the call comes: the one before it already went.
+            XCTAssertEqual(source.ended, ["0@0", "1@0", "2@0"])
+            Self.assertTreeMatchesTheItems(collection)
         }
     }
 
