@@ -422,6 +422,13 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
         rasterizingAncestor?.setNeedsDisplay()
         if Thread.isMainThread {
             MainActor.assumeIsolated {
+                // A node joining a node in range takes its interface state (Texture's
+                // range-managed subtrees do the same); a parent with none (a collection's
+                // content node) leaves its cells' states to the range controller.
+                let inherited = interfaceState
+                if !inherited.isEmpty && inherited != subnode.interfaceState {
+                    subnode.recursivelySetInterfaceState(inherited)
+                }
                 syncSublayers()
                 // A cell that never shows placeholders is displayed before it can be seen: the
                 // main thread waits for its display (running on the workers) as it joins a loaded

@@ -233,6 +233,7 @@ final class CollectionNodeTests: XCTestCase {
     }
 
     func testInterfaceStateCallbacksComeInTexturesOrder() {
+        // (Each transition once: see also testASubnodeAddedToACellInRangeTakesTheCellsState.)
         MainActor.assumeIsolated {
             let source = TestSource(heights: Array(repeating: 100, count: 100))
             let (collection, loop) = Self.make(source)
@@ -279,6 +280,9 @@ final class CollectionNodeTests: XCTestCase {
             Self.settle(collection, loop)
             XCTAssertNotNil(second.layer.contents)
             XCTAssertFalse(second.displaySuspended)
+            // It stayed in the preload range throughout: display went and came, preload never left.
+            XCTAssertEqual(source.log.all.filter { $0.hasPrefix("2 ") && $0.contains("preload") && !$0.contains("->") },
+                           ["2 enter preload"])
         }
     }
 
@@ -299,6 +303,22 @@ final class CollectionNodeTests: XCTestCase {
             gate.signal()
             NodeTestSupport.turn(loop, until: { DisplayScheduler.shared.rasterStatistics.cancelled > before.cancelled })
             XCTAssertNil(cell.layerIfLoaded?.contents, "the stale drawing never lands")
+        }
+    }
+
+    func testASubnodeAddedToACellInRangeTakesTheCellsState() {
+        MainActor.assumeIsolated {
+            let source = TestSource(heights: Array(repeating: 100, count: 20))
+            let (collection, loop) = Self.make(source)
+            Self.settle(collection, loop)
+            let cell = try! XCTUnwrap(collection.nodeForItem(at: 0))
+            let late = DisplayNode()
+            cell.addSubnode(late)
+            XCTAssertEqual(late.interfaceState, [.preload, .display, .visible])
+            // The cells keep their own states in the content node, which has none.
+            XCTAssertEqual(collection.contentNode.interfaceState, [])
+            let log = source.log.all.filter { $0.hasPrefix("0 ") }
+            XCTAssertEqual(log.filter { $0.contains("enter preload") }.count, 1, "\(log)")
         }
     }
 
