@@ -69,7 +69,7 @@ enum CardLayout {
             background: Leaf(.fill)))
     }
 
-    /// The card's parts: stand-in leaves for measuring, or the card's nodes (`CardCellNode`). The
+    /// The card's parts: stand-in leaves for measuring, or the card's nodes (`CardNode`). The
     /// optional ones are left out where the card has none yet.
     struct Parts {
         var photo: any LayoutElement

@@ -3,7 +3,7 @@ import CanopyGraphics
 import Foundation
 import Synchronization
 
-/// The card collection's data source and delegate: one `CardCellNode` per item, made on a
+/// The card collection's data source and delegate: one `CardNode` per item, made on a
 /// display worker; photo sizes from the deck give exact estimates, so nothing moves when cards
 /// are measured. The collection starts with one page of cards and grows by batch fetching, a
 /// page at a time, until it holds the `--cards` asked for. Favourites live here, by item: a card
@@ -59,7 +59,7 @@ final class CardSource: CollectionDataSource, CollectionDelegate {
         let path = resources.imageURL(entry.card.image).path
         let (scale, isFavourite) = state.withLock { ($0.scale, $0.favourites.contains(index)) }
         return { [weak self] in
-            CardCellNode(index: index, entry: entry, imagePath: path, scale: scale, isFavourite: isFavourite) { isFavourite in
+            CardNode(index: index, entry: entry, imagePath: path, scale: scale, isFavourite: isFavourite) { isFavourite in
                 self?.state.withLock { s in
                     if isFavourite { s.favourites.insert(index) } else { s.favourites.remove(index) }
                 }

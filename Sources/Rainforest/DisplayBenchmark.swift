@@ -10,7 +10,7 @@ import Synchronization
 @MainActor
 struct DisplayBenchmark {
     let artist: CardArtist
-    /// The viewer's cards (`CardCellNode`s) measured beside the prepared ones: their display
+    /// The viewer's cards (`CardNode`s) measured beside the prepared ones: their display
     /// snapshots a subtree of nodes.
     let deck: CardDeck
     let resources: Resources
@@ -23,7 +23,7 @@ struct DisplayBenchmark {
         var displayStartUs: Double
         /// Per card: the transaction's completion on the main thread (contents set), in µs.
         var commitUs: Double
-        /// The same two for the viewer's cards (a rasterized CardCellNode at 1x), in µs.
+        /// The same two for the viewer's cards (a rasterized CardNode at 1x), in µs.
         var viewerCardDisplayStartUs: Double
         var viewerCardCommitUs: Double
         /// Per card: the texture upload, at 1x and 2x, in ms.
@@ -123,7 +123,7 @@ struct DisplayBenchmark {
         let at2x = try measure(prepared(card2x))
         let viewerCards = try measure { [deck, resources] index, origin in
             let entry = deck.entry(at: index)
-            let card = CardCellNode(index: index, entry: entry, imagePath: resources.imageURL(entry.card.image).path,
+            let card = CardNode(index: index, entry: entry, imagePath: resources.imageURL(entry.card.image).path,
                                     scale: 1)
             let size = CGSize(width: CardDeck.cardWidth, height: CardDeck.cardHeight(imageSize: try? entry.imageSize.get()))
             card.frame = CGRect(origin: origin, size: size)

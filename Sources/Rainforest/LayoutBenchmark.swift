@@ -6,7 +6,7 @@ import Foundation
 /// cached, and released, as a cell's spec tree is after its layout), `cells_10k_ms` (10,000
 /// different cards, one after the other, likewise) and `card_cached_us` (measuring an already
 /// measured card again); `card_node_us` and `card_node_cached_us` time what the viewer does on the
-/// main thread for each card that scrolls in: a `CardCellNode` made and laid out, its texts new to
+/// main thread for each card that scrolls in: a `CardNode` made and laid out, its texts new to
 /// the shared `TextLayoutCache` (a card's first appearance) or already in it (a card coming back).
 struct LayoutBenchmark {
     struct Result: Codable, Sendable, Equatable {
@@ -96,7 +96,7 @@ struct LayoutBenchmark {
     private static func makeCardNodes(_ entries: [CardDeck.Entry]) -> Double {
         let start = DispatchTime.now().uptimeNanoseconds
         for (index, entry) in entries.enumerated() {
-            let card = CardCellNode(index: index, entry: entry, imagePath: entry.card.image, scale: 1)
+            let card = CardNode(index: index, entry: entry, imagePath: entry.card.image, scale: 1)
             let size = CGSize(width: CardDeck.cardWidth, height: CardDeck.cardHeight(imageSize: try? entry.imageSize.get()))
             card.frame = CGRect(origin: .zero, size: size)
             card.layoutAndApply(SizeRange(exactly: size))

@@ -4,7 +4,7 @@ import CanopySDL
 import Foundation
 
 /// The card collection on screen: a `CollectionNode` filling the window, in the tutorial's
-/// columns, whose cells are `CardCellNode`s made, measured and drawn on the display workers as
+/// columns, whose cells are `CardNode`s made, measured and drawn on the display workers as
 /// the range controller asks (`CardSource`), with pointer input routed to the cards' controls
 /// first and to scrolling and selection after.
 @MainActor
@@ -44,7 +44,7 @@ final class Viewer {
     var visibleIndices: [Int] { collection.visibleItemIndices }
 
     /// The card node of an item, while it has one.
-    func card(at index: Int) -> CardCellNode? { collection.nodeForItem(at: index) as? CardCellNode }
+    func card(at index: Int) -> CardNode? { collection.nodeForItem(at: index) as? CardNode }
 
     /// The items whose heart is on.
     var favourites: Set<Int> { source.favourites }

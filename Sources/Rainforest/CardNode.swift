@@ -1,0 +1,114 @@
+import Canopy
+import CanopyGraphics
+import Foundation
+
+/// One card of the collection, built from nodes as the classic AsyncDisplayKit tutorial builds
+/// it, in its geometry (`CardLayout`):
+/// - the cell itself rasterizes its subtree (one texture per card) and has the 1 px border of
+///   grey 0.85 at alpha 0.2;
+/// - behind everything, the photo again, aspect-filled and blurred by its `imageModificationBlock`
+///   (radius 30, tint white 0.5 at alpha 0.3, saturation 1.8; it stops when cancelled);
+/// - the photo aspect-fit across the top, with a `GradientNode` over it (black at the photo's
+///   bottom to clear at its middle) and the name (heavy, 30 pt, white, soft shadow) at its bottom;
+/// - the description below (16 pt, white, soft shadow, cut with "…" when it does not fit), and
+///   the photo's credit at the bottom;
+/// - the favourite `ButtonNode` (a heart, 24 pt) at the photo's top right, whose tappable area
+///   `hitTestSlop` grows by 16 pt on each side; a click toggles it and tells `favouriteDidChange`.
+///
+/// Until it has displayed, the card shows the tutorial's placeholder, grey 0.85 with a leaf
+/// centred, then fades in over 0.6 s. Built, configured and laid out on any thread (the
+/// collection does it on a display worker).
+final class CardNode: CellNode, @unchecked Sendable {
+    static let placeholderGrey = Color(white: 0.85)
+    static let leafColor = Color(white: 0.7)
+    static let leafSize: CGFloat = 56
+    static let creditFont = Font(family: "Lato", size: 11)
+    static let favouriteSlop: CGFloat = 16
+    static let fadeDuration: TimeInterval = 0.6
+
+    let index: Int
+    let photoSize: CGSize?
+    let scale: CGFloat
+    let background = ImageNode()
+    let photo = ImageNode()
+    let gradient = GradientNode()
+    let title = TextNode()
+    let details = TextNode()
+    let credit = TextNode()
+    let favourite = ButtonNode()
+
+    init(index: Int, entry: CardDeck.Entry, imagePath: String, scale: CGFloat, isFavourite: Bool = false,
+         favouriteDidChange: (@Sendable @MainActor (Bool) -> Void)? = nil) {
+        self.index = index
+        self.scale = scale
+        photoSize = try? entry.imageSize.get()
+        super.init()
+        name = entry.card.name
+        rasterizesSubtree = true
+        placeholderEnabled = true
+        placeholderColor = Self.placeholderGrey
+        contentsFadeDuration = Self.fadeDuration
+        backgroundColor = .black
+        borderColor = CardArtist.borderColor
+        borderWidth = 1 / max(1, scale)     // one pixel, whatever the scale
+
+        background.name = "background"
+        background.imagePath = imagePath
+        background.contentMode = .aspectFill
+        background.imageModificationBlock = { image, isCancelled in
+            ImageEffects.blur(image, radius: CardArtist.blurRadius, tintColor: CardArtist.blurTint,
+                              saturationDeltaFactor: CardArtist.blurSaturation, isCancelled: isCancelled)
+        }
+        photo.name = "photo"
+        photo.imagePath = imagePath
+        photo.contentMode = .aspectFit
+        gradient.name = "gradient"
+        title.name = "title"
+        title.attributedText = AttributedString(entry.card.name, font: CardArtist.titleFont, color: .white,
+                                                shadow: CardArtist.textShadow)
+        title.maximumNumberOfLines = 1
+        details.name = "description"
+        details.attributedText = AttributedString(entry.card.description, font: CardArtist.descriptionFont, color: .white,
+                                                  shadow: CardArtist.textShadow)
+        details.maximumNumberOfLines = Self.descriptionLineLimit(scale: scale)
+        credit.name = "credit"
+        credit.attributedText = AttributedString(entry.card.credit, font: Self.creditFont, color: Color(white: 0.85),
+                                                 shadow: CardArtist.textShadow)
+        credit.maximumNumberOfLines = 1
+        favourite.name = "favourite"
+        favourite.setImage(Icon.heart.bitmap(size: CardLayout.favouriteSize, scale: scale, color: Color(white: 1, alpha: 0.8)),
+                           for: .normal)
+        favourite.setImage(Icon.heart.bitmap(size: CardLayout.favouriteSize, scale: scale,
+                                             color: Color(red: 0.92, green: 0.2, blue: 0.3)), for: .selected)
+        favourite.hitTestSlop = EdgeInsets(top: -Self.favouriteSlop, left: -Self.favouriteSlop,
+                                           bottom: -Self.favouriteSlop, right: -Self.favouriteSlop)
+        favourite.isSelected = isFavourite
+        favourite.addAction(for: .touchUpInside) { control, _ in
+            control.isSelected.toggle()
+            favouriteDidChange?(control.isSelected)
+        }
+        automaticallyManagesSubnodes = true
+    }
+
+    /// The card's geometry is `CardLayout`'s, over this card's nodes.
+    override func layoutSpecThatFits(_ constrainedSize: SizeRange) -> any LayoutElement {
+        CardLayout.spec(photoSize: photoSize, parts: CardLayout.Parts(
+            photo: photo, title: title, favourite: favourite, description: details, credit: credit,
+            gradient: gradient, background: background))
+    }
+
+    /// The tutorial's placeholder: a leaf, centred on the grey.
+    @MainActor override func placeholderImage() -> Bitmap? {
+        Icon.leaf.bitmap(size: Self.leafSize, scale: scale, color: Self.leafColor)
+    }
+
+    /// As many whole description lines as fit the text area between its margins, the credit line
+    /// and its spacing (so a long description ends with "…" instead of running under the credit).
+    static func descriptionLineLimit(scale: CGFloat) -> Int {
+        guard let description = try? FontRegistry.shared.metrics(of: CardArtist.descriptionFont, scale: scale),
+              let credit = try? FontRegistry.shared.metrics(of: creditFont, scale: scale) else { return 0 }
+        // 20 above the description, 8 below it, the credit line and 12 below that.
+        let available = CardDeck.textAreaHeight - 20 - 8 - credit.lineHeight - 12
+        return max(1, Int(available / description.lineHeight))
+    }
+}
