@@ -7,7 +7,7 @@ APT_PACKAGES := pkg-config libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev \
                 libgl1-mesa-dri libegl-mesa0 xvfb xauth xdotool imagemagick
 # Options for `make run`, e.g. make run ARGS="--cards 200".
 ARGS ?=
-BENCH_ARGS ?= --scenario all --cards 1000 --speed 1000,3000,8000 --duration 10 --json bench.json
+BENCH_ARGS ?= --scenario all --mode both --cards 1000 --speed 1000,3000,8000 --duration 10 --json bench.json
 
 # `make test-tsan`: Canopy's tests, and CanopyGraphics' concurrent ones, under ThreadSanitizer, in a
 # build directory of their own so that neither build invalidates the other.

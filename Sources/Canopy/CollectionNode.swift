@@ -130,6 +130,7 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
         var rangeMode: RangeMode?
         var leadingScreensForBatching = BatchFetching.defaultLeadingScreens
         var estimatedItemHeight: CGFloat = 200
+        var allocatesCellsAsynchronously = true
         var lastRanges = Ranges(viewport: .zero, display: .zero, preload: .zero, mode: .minimum)
         /// willDisplay / didEndDisplaying calls waiting for the change that made them to finish.
         var announcements: [Announcement] = []
@@ -204,6 +205,13 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
     public var leadingScreensForBatching: CGFloat {
         get { model.withLock { $0.leadingScreensForBatching } }
         set { model.withLock { $0.leadingScreensForBatching = newValue } }
+    }
+
+    /// Whether cells are made and measured on the display workers (true, the default) or on the
+    /// main thread when their item comes in range (the main-thread baseline). Any thread.
+    public var allocatesCellsAsynchronously: Bool {
+        get { model.withLock { $0.allocatesCellsAsynchronously } }
+        set { model.withLock { $0.allocatesCellsAsynchronously = newValue } }
     }
 
     /// The height the default estimate gives items not measured yet (default 200 pt).
@@ -569,7 +577,8 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
     }
 
     /// Runs item `index`'s node block on a worker, measures the cell there, then hands it over
-    /// here (or does it all now when no run loop is installed to hand it back on).
+    /// here (or does it all now, on the main thread, when cells are not made asynchronously or no
+    /// run loop is installed to hand them back on).
     @MainActor
     private func allocate(_ index: Int, priority: DisplayPriority) {
         guard let dataSource = model.withLock({ $0.dataSource }) else { return }
@@ -585,7 +594,7 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
             node.applyLayout(layout)
             return node
         }
-        guard let loop = DisplayScheduler.shared.runLoop else {
+        guard let loop = DisplayScheduler.shared.runLoop, model.withLock({ $0.allocatesCellsAsynchronously }) else {
             cellDidArrive(make(), id: id, generation: generation, near: index)
             return
         }

@@ -115,7 +115,8 @@ extension DisplayNode {
             displayDidLand(hadContents: false)
             return
         }
-        if layer.contents == nil { showPlaceholderIfNeeded() }
+        // A synchronous display lands before the frame is drawn: no placeholder to show.
+        if layer.contents == nil && displaysAsynchronously { showPlaceholderIfNeeded() }
         let size = bounds.size
         let parameters: (any Sendable)? = rasterizesSubtree ? RasterizedSubtree(capturing: self) : drawParameters()
         let nodeType: DisplayNode.Type = rasterizesSubtree ? RasterizingDrawer.self : type(of: self)
@@ -132,8 +133,10 @@ extension DisplayNode {
         let container = transactionContainer
         let transaction = container.openTransaction(group: group)
         transaction.addOperation(priority: DisplayScheduler.shared.priority(of: self), { isCancelled in
-            nodeType.display(parameters: parameters, size: size, scale: scale,
-                             isCancelled: { isCancelled() || isStale() })
+            let cancelled: @Sendable () -> Bool = { isCancelled() || isStale() }
+            return DisplayScheduler.shared.runDisplay(isCancelled: cancelled) {
+                nodeType.display(parameters: parameters, size: size, scale: scale, isCancelled: cancelled)
+            }
         }) { [weak self] bitmap, cancelled in
             guard let self, !cancelled, !isStale(), let layer = self.layerIfLoaded else {
                 DisplayScheduler.shared.recordRaster(landed: false)

@@ -25,6 +25,7 @@ public final class DisplayScheduler: Sendable {
         var displaySeconds: TimeInterval = 0
         var rastersCompleted = 0
         var rastersCancelled = 0
+        var slowDrawDelay: TimeInterval = 0
     }
 
     private let state = Mutex(State())
@@ -73,6 +74,31 @@ public final class DisplayScheduler: Sendable {
     func recordRaster(landed: Bool) {
         state.withLock { state in
             if landed { state.rastersCompleted += 1 } else { state.rastersCancelled += 1 }
+        }
+    }
+
+    /// Slow-draw mode, to watch placeholders and cancellation at work: when above 0, asynchronous
+    /// displays run one at a time, each after this many extra seconds (cancelled displays stop
+    /// waiting). Any thread.
+    public var slowDrawDelay: TimeInterval {
+        get { state.withLock { $0.slowDrawDelay } }
+        set { state.withLock { $0.slowDrawDelay = max(0, newValue.isFinite ? newValue : 0) } }
+    }
+
+    /// Serialises the displays of slow-draw mode.
+    private let slowDrawTurn = Mutex(())
+
+    /// Runs a display's drawing on a worker, slowed down and serialised in slow-draw mode.
+    func runDisplay<T>(isCancelled: @Sendable () -> Bool, _ draw: () -> T?) -> T? {
+        let delay = slowDrawDelay
+        guard delay > 0 else { return draw() }
+        return slowDrawTurn.withLock { _ -> T? in
+            let end = MonotonicClock.now() + delay
+            while MonotonicClock.now() < end {
+                if isCancelled() { return nil }
+                Thread.sleep(forTimeInterval: min(0.01, max(0, end - MonotonicClock.now())))
+            }
+            return isCancelled() ? nil : draw()
         }
     }
 

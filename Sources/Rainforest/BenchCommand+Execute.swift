@@ -76,13 +76,7 @@ extension BenchCommand {
 
     @MainActor
     private func runScrolling(options: CollectionOptions, content: Content, into report: inout BenchReport) throws {
-        var modes: [Mode] = mode == .both ? [.async, .sync] : [mode]
-        if modes.contains(.sync) {
-            modes.removeAll { $0 == .sync }
-            let rest = modes.isEmpty ? "nothing else to run" : "running async only"
-            FileHandle.standardError.write(Data("rainforest: bench: the main-thread (sync) mode is not built yet (it comes with the main-thread comparison mode); \(rest)\n".utf8))
-            if modes.isEmpty { return }
-        }
+        let modes: [Mode] = mode == .both ? [.async, .sync] : [mode]
         let size = options.size ?? Session.defaultSize
         var runs: [BenchRun] = []
         for mode in modes {
@@ -91,8 +85,10 @@ extension BenchCommand {
             }
         }
         report.runs = runs
+        report.comparison = BenchReport.compare(runs)
         print("bench: scrolling \(content.deck.itemCount) cards (pages of \(options.pageSize)), \(size) pt, \(duration) s per run, \(report.environment.renderer ?? "?") renderer (\(report.environment.videoDriver ?? "?")), paced at 60 Hz, a new window per run")
         print(report.table)
+        if !report.comparisonText.isEmpty { print(report.comparisonText) }
     }
 
     /// One run in a window of its own: the first screen (from the window's creation to the
@@ -107,6 +103,7 @@ extension BenchCommand {
         let session = try Session(collection: options, headless: true, content: content)
         defer { session.app.close() }
         let app = session.app, viewer = session.viewer
+        viewer.mode.mainThread = mode == .sync
         app.showsFPS = true
         app.statusLines = { ["\(viewer.itemCount.formatted()) of \(content.deck.itemCount.formatted()) cards · bench"] }
         report.environment.renderer = app.rendererName

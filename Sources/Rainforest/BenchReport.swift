@@ -79,19 +79,75 @@ struct BenchReport: Codable, Sendable {
     var layout: LayoutBenchmark.Result?
     /// The display pipeline's figures, when that scenario ran.
     var display: DisplayBenchmark.Result?
+    /// Main-thread mode against async mode, per speed run in both.
+    var comparison: [Comparison]?
+
+    /// The main-thread mode's figures over the async mode's at one speed.
+    struct Comparison: Codable, Sendable, Equatable {
+        struct Pair: Codable, Sendable, Equatable {
+            var async: Double
+            var mainThread: Double
+            /// mainThread / async; nil when async is 0.
+            var ratio: Double?
+            enum CodingKeys: String, CodingKey {
+                case async, ratio
+                case mainThread = "main_thread"
+            }
+            init(async: Double, mainThread: Double) {
+                self.async = async
+                self.mainThread = mainThread
+                ratio = async > 0 ? mainThread / async : nil
+            }
+        }
+        var speed: Double
+        var droppedFrames: Pair
+        var mainMsP99: Pair
+        enum CodingKeys: String, CodingKey {
+            case speed
+            case droppedFrames = "dropped_frames"
+            case mainMsP99 = "main_ms_p99"
+        }
+    }
+
+    /// Pairs each speed's async and sync runs.
+    static func compare(_ runs: [BenchRun]) -> [Comparison] {
+        let speeds = runs.map(\.speed).reduce(into: [Double]()) { if !$0.contains($1) { $0.append($1) } }
+        return speeds.compactMap { speed in
+            guard let a = runs.first(where: { $0.speed == speed && $0.mode == "async" }),
+                  let m = runs.first(where: { $0.speed == speed && $0.mode == "sync" }) else { return nil }
+            return Comparison(speed: speed,
+                              droppedFrames: .init(async: Double(a.droppedFrames), mainThread: Double(m.droppedFrames)),
+                              mainMsP99: .init(async: a.mainMs.p99, mainThread: m.mainMs.p99))
+        }
+    }
+
+    /// The comparison as lines under the table.
+    var comparisonText: String {
+        guard let comparison, !comparison.isEmpty else { return "" }
+        func ratio(_ pair: Comparison.Pair, unit: String) -> String {
+            let values = String(format: "%g%@ vs %g%@", pair.mainThread, unit, pair.async, unit)
+            return pair.ratio.map { String(format: "%.1fx (%@)", $0, values) } ?? "\(values) (async: none)"
+        }
+        let rows = comparison.map { c in
+            [String(format: "%.0f pt/s", c.speed), ratio(c.droppedFrames, unit: ""),
+             ratio(.init(async: (c.mainMsP99.async * 100).rounded() / 100, mainThread: (c.mainMsP99.mainThread * 100).rounded() / 100),
+                   unit: " ms")]
+        }
+        return "main-thread mode over async mode:\n" + Self.format([["speed", "dropped frames", "main_ms p99"]] + rows)
+    }
 
     enum CodingKeys: String, CodingKey {
-        case environment, runs, graphics, layout, display
+        case environment, runs, graphics, layout, display, comparison
         case graphicsRatios = "graphics_ratios"
     }
 
     /// The table printed after a run: one row per run, columns right-aligned.
     var table: String {
-        let header = ["mode", "speed", "frames", "dropped", "fps", "p50 ms", "p90 ms", "p99 ms", "max ms", "placeholders",
+        let header = ["mode", "speed", "fps", "dropped", "p50 ms", "p99 ms", "max ms", "placeholders",
                       "rasters", "cancelled", "textures MB", "rss MB", "first screen ms"]
         let rows = (runs ?? []).map { r in
-            [r.mode, String(format: "%.0f", r.speed), "\(r.frames)", "\(r.droppedFrames)", String(format: "%.1f", r.fps),
-             String(format: "%.2f", r.mainMs.p50), String(format: "%.2f", r.mainMs.p90),
+            [r.mode == "sync" ? "main-thread" : r.mode, String(format: "%.0f", r.speed), String(format: "%.1f", r.fps),
+             "\(r.droppedFrames)", String(format: "%.2f", r.mainMs.p50),
              String(format: "%.2f", r.mainMs.p99), String(format: "%.2f", r.mainMs.max),
              String(format: "%.4f", r.placeholderExposure), "\(r.rasters.completed)", "\(r.rasters.cancelled)",
              String(format: "%.1f", r.textureMbPeak), String(format: "%.1f", r.rssMbPeak),

@@ -24,6 +24,7 @@ final class CardSource: CollectionDataSource, CollectionDelegate {
         var favourites: Set<Int> = []
         var scale: CGFloat = 1
         var selected: Int?
+        var mode = ViewerMode()
     }
     private let state: Mutex<State>
 
@@ -47,6 +48,12 @@ final class CardSource: CollectionDataSource, CollectionDelegate {
         set { state.withLock { $0.scale = newValue } }
     }
 
+    /// How new cards are set up (the viewer reloads the cards when it changes).
+    var mode: ViewerMode {
+        get { state.withLock { $0.mode } }
+        set { state.withLock { $0.mode = newValue } }
+    }
+
     /// The item last clicked, if any.
     var selectedItem: Int? { state.withLock { $0.selected } }
 
@@ -57,13 +64,15 @@ final class CardSource: CollectionDataSource, CollectionDelegate {
     func collectionNode(_ collectionNode: CollectionNode, nodeBlockForItemAt index: Int) -> CellNodeBlock {
         let entry = deck.entry(at: index)
         let path = resources.imageURL(entry.card.image).path
-        let (scale, isFavourite) = state.withLock { ($0.scale, $0.favourites.contains(index)) }
+        let (scale, isFavourite, mode) = state.withLock { ($0.scale, $0.favourites.contains(index), $0.mode) }
         return { [weak self] in
-            CardNode(index: index, entry: entry, imagePath: path, scale: scale, isFavourite: isFavourite) { isFavourite in
+            let card = CardNode(index: index, entry: entry, imagePath: path, scale: scale, isFavourite: isFavourite) { isFavourite in
                 self?.state.withLock { s in
                     if isFavourite { s.favourites.insert(index) } else { s.favourites.remove(index) }
                 }
             }
+            card.apply(mode)
+            return card
         }
     }
 

@@ -19,6 +19,10 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Overlays shown at start, comma-separated: fps, hitslop, ranges, scaling.", valueName: "LIST"),
             transform: OverlayName.parseList)
     var overlays: [OverlayName]?
+
+    @Option(help: ArgumentHelp("How cards are made at start, comma-separated: async (default) or main-thread, plus popcorn, no-fade, slow-draw.",
+                               valueName: "LIST"), transform: ViewerMode.parse)
+    var mode: ViewerMode = ViewerMode()
 }
 
 struct ScreenshotCommand: ParsableCommand {
@@ -37,6 +41,10 @@ struct ScreenshotCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Overlays to draw, comma-separated: fps, hitslop, ranges, scaling.", valueName: "LIST"),
             transform: OverlayName.parseList)
     var overlays: [OverlayName] = []
+
+    @Option(help: ArgumentHelp("How cards are made, comma-separated: async (default) or main-thread, plus popcorn, no-fade, slow-draw.",
+                               valueName: "LIST"), transform: ViewerMode.parse)
+    var mode: ViewerMode = ViewerMode()
 
     @Option(help: ArgumentHelp("Seconds to wait for the visible cards to display.", valueName: "S"))
     var timeout: Double = 10

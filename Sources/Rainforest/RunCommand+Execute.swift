@@ -13,10 +13,16 @@ extension RunCommand {
         HelpEntry("Space, Shift+Space", "page down, page up"),
         HelpEntry("Home, End", "to the first card, to the last"),
         HelpEntry("Click ♥", "favourite a card (its tappable area reaches 16 pt around the heart)"),
+        HelpEntry("Click a card", "select it"),
         HelpEntry("F", "FPS overlay: frame rate and main-thread time graph"),
         HelpEntry("H", "hit-test slop: where each control takes the pointer"),
-        HelpEntry("S", "image scaling: image pixels over drawn pixels, where they differ"),
         HelpEntry("R", "ranges: cells tinted by range, and a map of the viewport, display and preload ranges"),
+        HelpEntry("S", "image scaling: image pixels over drawn pixels, where they differ"),
+        HelpEntry("M", "main-thread mode: every card made and drawn on the main thread, no preloading"),
+        HelpEntry("P", "popcorn mode: each part of a card on its own layer, popping in as it is drawn"),
+        HelpEntry("A", "fade-in of arriving cards, on or off"),
+        HelpEntry("D", "slow-draw mode: one display at a time, 100 ms slower each"),
+        HelpEntry("F12", "write a screenshot PNG in the current folder"),
         HelpEntry("F1, ?", "this help"),
         HelpEntry("Escape, Ctrl+Q", "quit"),
     ]
@@ -27,20 +33,25 @@ extension RunCommand {
         let app = session.app, viewer = session.viewer
         let shown = overlays ?? [.fps]
         session.show(shown)
+        viewer.mode = mode
         app.helpEntries = Self.helpEntries
         let total = session.content.deck.itemCount
+        var message: String?
         func updateTitle() {
             // ASCII only: SDL's X11 backend passes the title through the C library's locale.
-            app.title = "Rainforest - \(total) cards" + (app.showsFPS ? " - FPS overlay" : "")
-                + (app.showsHitTestSlop ? " - hit-test slop" : "") + (app.showsImageScaling ? " - image scaling" : "")
-                + (app.showsRanges ? " - ranges" : "")
+            let overlays = [(app.showsFPS, "FPS"), (app.showsHitTestSlop, "hit-test slop"), (app.showsRanges, "ranges"),
+                            (app.showsImageScaling, "image scaling")].filter(\.0).map(\.1)
+            app.title = "Rainforest - \(total) cards - \(viewer.mode.names.joined(separator: " + "))"
+                + (overlays.isEmpty ? "" : " - " + overlays.joined(separator: ", "))
         }
         updateTitle()
         app.statusLines = {
             let loaded = viewer.itemCount
-            return [loaded == total ? "\(total.formatted()) cards" : "\(loaded.formatted()) of \(total.formatted()) cards loaded"]
+            return [loaded == total ? "\(total.formatted()) cards" : "\(loaded.formatted()) of \(total.formatted()) cards loaded",
+                    "mode: \(viewer.mode.names.joined(separator: " + "))"]
                 + (app.showsHitTestSlop ? ["hit-test slop (H)"] : [])
                 + (app.showsImageScaling ? ["image scaling (S)"] : []) + (app.showsRanges ? ["ranges (R)"] : [])
+                + (message.map { [$0] } ?? [])
         }
         app.eventHandler = { event, time in
             if case .text("?") = event {
@@ -55,24 +66,27 @@ extension RunCommand {
                 case .character("q") where key.modifiers.contains(.control):
                     app.quit()
                     return
-                case .character("f") where key.modifiers.isEmpty:
-                    app.showsFPS.toggle()
+                case .character(let c) where key.modifiers.isEmpty && "fhrsmpad".contains(c):
+                    switch c {
+                    case "f": app.showsFPS.toggle()
+                    case "h": app.showsHitTestSlop.toggle()
+                    case "r": app.showsRanges.toggle()
+                    case "s": app.showsImageScaling.toggle()
+                    case "m": viewer.mode.mainThread.toggle()
+                    case "p": viewer.mode.popcorn.toggle()
+                    case "a": viewer.mode.fadesIn.toggle()
+                    default: viewer.mode.slowDraw.toggle()
+                    }
                     updateTitle()
-                    return
-                case .character("h") where key.modifiers.isEmpty:
-                    app.showsHitTestSlop.toggle()
-                    updateTitle()
-                    return
-                case .character("s") where key.modifiers.isEmpty:
-                    app.showsImageScaling.toggle()
-                    updateTitle()
-                    return
-                case .character("r") where key.modifiers.isEmpty:
-                    app.showsRanges.toggle()
-                    updateTitle()
+                    app.runLoop.setNeedsFrame()
                     return
                 case .function(1):
                     app.showsHelp.toggle()
+                    return
+                case .function(12):
+                    message = Self.writeScreenshot(app)
+                    print(message ?? "")
+                    app.runLoop.setNeedsFrame()
                     return
                 default:
                     break
@@ -82,5 +96,22 @@ extension RunCommand {
         }
         app.run()
         app.close()
+    }
+
+    /// Writes the last frame as `rainforest-YYYYMMDD-HHMMSS.png` in the current folder; returns
+    /// what it did, for the status line.
+    @MainActor
+    static func writeScreenshot(_ app: Application) -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        let path = FileManager.default.currentDirectoryPath + "/rainforest-\(formatter.string(from: Date())).png"
+        guard let frame = app.captureFrame() else { return "screenshot: could not read the frame back" }
+        do {
+            try frame.writePNG(to: path)
+            return "wrote \(path)"
+        } catch {
+            return "screenshot: \(error.description)"
+        }
     }
 }

@@ -9,6 +9,7 @@ extension ScreenshotCommand {
         defer { session.app.close() }
         let app = session.app, viewer = session.viewer
         session.show(overlays)
+        viewer.mode = mode
         app.statusLines = { ["\(viewer.itemCount.formatted()) cards"] }
         viewer.scroll(to: CGFloat(scroll))
 

@@ -19,6 +19,18 @@ final class Viewer {
     private let app: Application
     private var cardScale: CGFloat
 
+    /// How the cards are made (M, P, A, D): setting it reconfigures the collection and reloads
+    /// the cards, whose old contents stay on screen until the new ones have displayed.
+    var mode = ViewerMode() {
+        didSet {
+            guard mode != oldValue else { return }
+            applyMode()
+            if mode.mainThread != oldValue.mainThread || mode.popcorn != oldValue.popcorn || mode.fadesIn != oldValue.fadesIn {
+                collection.reloadData()
+            }
+        }
+    }
+
     init(app: Application, deck: CardDeck, resources: Resources, pageSize: Int = CardSource.defaultPageSize) {
         self.app = app
         source = CardSource(deck: deck, resources: resources, pageSize: pageSize)
@@ -30,6 +42,7 @@ final class Viewer {
         collection.frame = CGRect(origin: .zero, size: app.size)
         collection.dataSource = source
         collection.delegate = source
+        applyMode()
         app.rootLayer.setSublayers([collection.layer])
         app.overlayRootNode = collection
         app.rangeOverlaySource = { [collection] in collection.rangeOverlaySnapshot() }
@@ -89,6 +102,13 @@ final class Viewer {
             break
         }
         return collection.handle(event, at: time)
+    }
+
+    private func applyMode() {
+        source.mode = mode
+        collection.rangeTuning = mode.mainThread ? .zero : RangeTuning()
+        collection.allocatesCellsAsynchronously = !mode.mainThread
+        DisplayScheduler.shared.slowDrawDelay = mode.slowDraw ? ViewerMode.slowDrawDelay : 0
     }
 
     private func update(_ turn: Canopy.RunLoop.Turn) {

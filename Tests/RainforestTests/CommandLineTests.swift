@@ -171,11 +171,23 @@ final class CommandLineTests: XCTestCase {
         }
     }
 
-    func testBenchSaysTheMainThreadModeIsNotThereYet() throws {
-        let outcome = try run(["bench", "--mode", "sync", "--duration", "0.2", "--cards", "20", "--size", "800x600"])
+    func testBenchComparesTheMainThreadModeWithAsync() throws {
+        let json = scratch.appendingPathComponent("both.json").path
+        let outcome = try run(["bench", "--mode", "both", "--duration", "0.5", "--cards", "40", "--speed", "2000",
+                               "--size", "800x600", "--json", json])
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
-        XCTAssertTrue(outcome.stderr.contains("not built yet"), outcome.stderr)
-        XCTAssertTrue(outcome.stderr.contains("nothing else to run"), outcome.stderr)
+        XCTAssertTrue(outcome.stdout.contains("main-thread mode over async mode"), outcome.stdout)
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
+        let runs = try XCTUnwrap(object?["runs"] as? [[String: Any]])
+        XCTAssertEqual(runs.map { $0["mode"] as? String }, ["async", "sync"])
+        // The main-thread mode draws on the main thread: no asynchronous display lands.
+        XCTAssertEqual((runs[1]["rasters"] as? [String: Int])?["completed"], 0)
+        XCTAssertGreaterThan((runs[0]["rasters"] as? [String: Int])?["completed"] ?? 0, 0)
+        let comparison = try XCTUnwrap(object?["comparison"] as? [[String: Any]])
+        XCTAssertEqual(comparison.count, 1)
+        let p99 = try XCTUnwrap(comparison[0]["main_ms_p99"] as? [String: Any])
+        XCTAssertNotNil(p99["async"] as? Double)
+        XCTAssertNotNil(p99["main_thread"] as? Double)
     }
 
     // MARK: Bad input: one line, the option or file named, status 2
