@@ -28,11 +28,22 @@ final class CardSource: CollectionDataSource, CollectionDelegate {
     }
     private let state: Mutex<State>
 
-    init(deck: CardDeck, resources: Resources, pageSize: Int = CardSource.defaultPageSize) {
+    /// Where favourites are kept across runs; nil keeps them for this run only.
+    let favouritesStore: FavouritesStore?
+
+    init(deck: CardDeck, resources: Resources, pageSize: Int = CardSource.defaultPageSize,
+         favouritesStore: FavouritesStore? = nil) {
         self.deck = deck
         self.resources = resources
         self.pageSize = max(1, pageSize)
-        state = Mutex(State(loaded: min(deck.itemCount, max(1, pageSize))))
+        self.favouritesStore = favouritesStore
+        var initial = State(loaded: min(deck.itemCount, max(1, pageSize)))
+        // Saved favourites that still name the same card.
+        for entry in favouritesStore?.load() ?? [] where entry.item >= 0 && entry.item < deck.itemCount
+            && deck.entry(at: entry.item).card.name == entry.name {
+            initial.favourites.insert(entry.item)
+        }
+        state = Mutex(initial)
     }
 
     /// The cards the collection holds now, and all it will hold.
@@ -67,9 +78,7 @@ final class CardSource: CollectionDataSource, CollectionDelegate {
         let (scale, isFavourite, mode) = state.withLock { ($0.scale, $0.favourites.contains(index), $0.mode) }
         return { [weak self] in
             let card = CardNode(index: index, entry: entry, imagePath: path, scale: scale, isFavourite: isFavourite) { isFavourite in
-                self?.state.withLock { s in
-                    if isFavourite { s.favourites.insert(index) } else { s.favourites.remove(index) }
-                }
+                self?.setFavourite(isFavourite, at: index)
             }
             card.apply(mode)
             return card
@@ -78,6 +87,15 @@ final class CardSource: CollectionDataSource, CollectionDelegate {
 
     func collectionNode(_ collectionNode: CollectionNode, estimatedSizeForItemAt index: Int, in sizeRange: SizeRange) -> CGSize {
         CGSize(width: CardDeck.cardWidth, height: CardDeck.cardHeight(imageSize: try? deck.entry(at: index).imageSize.get()))
+    }
+
+    /// Records a heart's new state (main thread) and saves the favourites.
+    private func setFavourite(_ isFavourite: Bool, at index: Int) {
+        let favourites = state.withLock { s -> Set<Int> in
+            if isFavourite { s.favourites.insert(index) } else { s.favourites.remove(index) }
+            return s.favourites
+        }
+        favouritesStore?.save(favourites.map { FavouritesStore.Entry(item: $0, name: deck.entry(at: $0).card.name) })
     }
 
     // MARK: Delegate

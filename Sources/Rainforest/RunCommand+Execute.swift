@@ -29,7 +29,7 @@ extension RunCommand {
 
     @MainActor
     func execute() throws {
-        let session = try Session(collection: collection, headless: false)
+        let session = try Session(collection: collection, headless: false, favourites: .standard())
         let app = session.app, viewer = session.viewer
         let shown = overlays ?? [.fps]
         session.show(shown)

@@ -39,8 +39,10 @@ struct Session {
 
     static let defaultSize = WindowSize(width: 1280, height: 800)
 
+    /// `favourites`: where hearts are remembered across runs (the `run` command's; nil keeps them
+    /// for this session only).
     init(collection: CollectionOptions, headless: Bool, title: String = "Rainforest",
-         content preloaded: Content? = nil) throws(UserFacingError) {
+         content preloaded: Content? = nil, favourites: FavouritesStore? = nil) throws(UserFacingError) {
         if let preloaded {
             content = preloaded
         } else {
@@ -52,7 +54,8 @@ struct Session {
         } catch {
             throw UserFacingError(message: error.message, status: 1)
         }
-        viewer = Viewer(app: app, deck: content.deck, resources: content.resources, pageSize: collection.pageSize)
+        viewer = Viewer(app: app, deck: content.deck, resources: content.resources, pageSize: collection.pageSize,
+                        favouritesStore: favourites)
     }
 
     /// Turns on exactly the debug overlays named (`--overlays`).

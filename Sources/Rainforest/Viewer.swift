@@ -31,9 +31,10 @@ final class Viewer {
         }
     }
 
-    init(app: Application, deck: CardDeck, resources: Resources, pageSize: Int = CardSource.defaultPageSize) {
+    init(app: Application, deck: CardDeck, resources: Resources, pageSize: Int = CardSource.defaultPageSize,
+         favouritesStore: FavouritesStore? = nil) {
         self.app = app
-        source = CardSource(deck: deck, resources: resources, pageSize: pageSize)
+        source = CardSource(deck: deck, resources: resources, pageSize: pageSize, favouritesStore: favouritesStore)
         source.scale = app.scale
         cardScale = app.scale
         router = NodeInputRouter(rootNode: collection)

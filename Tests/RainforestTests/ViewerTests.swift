@@ -103,4 +103,88 @@ final class ViewerTests: XCTestCase {
             XCTAssertTrue(snapshot.caption.hasPrefix("minimum"), snapshot.caption)
         }
     }
+
+    func testFavouritesAreRememberedAcrossRunsAndAClickSelectsACard() throws {
+        try MainActor.assumeIsolated {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rainforest-favourites-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let store = FavouritesStore.standard(environment: ["XDG_CONFIG_HOME": folder.path])
+            XCTAssertEqual(store.url.path, folder.path + "/rainforest/favourites.json")
+            let options = try CollectionOptions.parse(["--resources", Self.resources, "--size", "700x500"])
+            do {
+                let session = try Session(collection: options, headless: true, favourites: store)
+                defer { session.app.close() }
+                let app = session.app, viewer = session.viewer
+                Self.turn(app) { viewer.isSettled }
+                let card = try XCTUnwrap(viewer.card(at: 0))
+                let heart = card.favourite.convert(CGPoint(x: 12, y: 12), to: nil)
+                viewer.handle(.pointerDown(.left, heart, clickCount: 1), at: MonotonicClock.now())
+                viewer.handle(.pointerUp(.left, heart), at: MonotonicClock.now())
+                XCTAssertEqual(store.load(), [FavouritesStore.Entry(item: 0, name: card.name ?? "")])
+                // A click elsewhere on the card selects it (a white border), not the heart.
+                let body = card.convert(CGPoint(x: 160, y: card.frame.height - 60), to: nil)
+                viewer.handle(.pointerDown(.left, body, clickCount: 1), at: MonotonicClock.now())
+                viewer.handle(.pointerUp(.left, body), at: MonotonicClock.now())
+                app.runTurn()
+                XCTAssertTrue(card.isSelected)
+                XCTAssertEqual(viewer.source.selectedItem, 0)
+                XCTAssertEqual(card.borderWidth, 2)
+                XCTAssertTrue(card.favourite.isSelected, "still a favourite")
+            }
+            DisplayScheduler.shared.uninstall()
+            // The next run starts with the heart on.
+            let session = try Session(collection: options, headless: true, favourites: store)
+            defer { session.app.close() }
+            Self.turn(session.app) { session.viewer.card(at: 0) != nil }
+            XCTAssertTrue(try XCTUnwrap(session.viewer.card(at: 0)).favourite.isSelected)
+            XCTAssertEqual(session.viewer.favourites, [0])
+        }
+    }
+
+    func testAnUnreadableFavouritesFileStartsEmpty() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rainforest-favourites-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = FavouritesStore(url: folder.appendingPathComponent("favourites.json"))
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("not json".utf8).write(to: store.url)
+        XCTAssertEqual(store.load(), [])
+        store.save([.init(item: 3, name: "Jaguar")])
+        XCTAssertEqual(store.load(), [.init(item: 3, name: "Jaguar")])
+    }
+
+    func testTheModesShareTheCardCodeAndSwitchLive() throws {
+        try MainActor.assumeIsolated {
+            XCTAssertEqual(try ViewerMode.parse("sync,popcorn,no-fade"), ViewerMode(mainThread: true, popcorn: true, fadesIn: false))
+            XCTAssertThrowsError(try ViewerMode.parse("turbo"))
+            let options = try CollectionOptions.parse(["--resources", Self.resources, "--size", "700x500"])
+            let session = try Session(collection: options, headless: true)
+            defer { session.app.close() }
+            let app = session.app, viewer = session.viewer
+            Self.turn(app) { viewer.isSettled }
+            let asyncCard = try XCTUnwrap(viewer.card(at: 0))
+            XCTAssertTrue(asyncCard.displaysAsynchronously && asyncCard.rasterizesSubtree)
+            // Main-thread mode: no preloading, cards made and drawn on the main thread; the old
+            // card stays until its replacement is on screen.
+            viewer.mode.mainThread = true
+            XCTAssertEqual(viewer.collection.rangeTuning, .zero)
+            XCTAssertFalse(viewer.collection.allocatesCellsAsynchronously)
+            Self.turn(app) { viewer.card(at: 0) !== asyncCard && viewer.isSettled }
+            let mainCard = try XCTUnwrap(viewer.card(at: 0))
+            XCTAssertFalse(mainCard.displaysAsynchronously)
+            XCTAssertFalse(mainCard.background.displaysAsynchronously)
+            XCTAssertNil(asyncCard.supernode)
+            // Popcorn: each part on its own layer.
+            viewer.mode = ViewerMode(popcorn: true)
+            Self.turn(app) { viewer.card(at: 0) !== mainCard && viewer.isDisplayComplete }
+            let popcorn = try XCTUnwrap(viewer.card(at: 0))
+            XCTAssertFalse(popcorn.rasterizesSubtree)
+            XCTAssertNotNil(popcorn.background.layerIfLoaded?.contents)
+            XCTAssertTrue(popcorn.photo.layerIfLoaded?.superlayer === popcorn.layerIfLoaded)
+            // Slow draw slows the scheduler down, and back.
+            viewer.mode.slowDraw = true
+            XCTAssertEqual(DisplayScheduler.shared.slowDrawDelay, 0.1)
+            viewer.mode.slowDraw = false
+            XCTAssertEqual(DisplayScheduler.shared.slowDrawDelay, 0)
+        }
+    }
 }
