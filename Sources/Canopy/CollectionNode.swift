@@ -588,11 +588,16 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
              m.layoutObject.sizeRange(forItemAt: index, collectionWidth: bounds.width))
         }
         let make: @Sendable () -> CellNode = {
-            let node = block()
-            let layout = node.layoutThatFits(sizeRange)
-            node.frame = CGRect(origin: .zero, size: layout.size)
-            node.applyLayout(layout)
-            return node
+            let tracer = Tracer.shared
+            return tracer.measure("make cell \(index)", category: "cell") {
+                let node = block()
+                tracer.measure("measure cell \(index)", category: "cell") {
+                    let layout = node.layoutThatFits(sizeRange)
+                    node.frame = CGRect(origin: .zero, size: layout.size)
+                    node.applyLayout(layout)
+                }
+                return node
+            }
         }
         guard let loop = DisplayScheduler.shared.runLoop, model.withLock({ $0.allocatesCellsAsynchronously }) else {
             cellDidArrive(make(), id: id, generation: generation, near: index)

@@ -69,6 +69,14 @@ extension DisplayNode {
         return nil
     }
 
+    /// The node's name in traces: its `name` (else its type), after the rasterizing ancestor's
+    /// when it is drawn into one ("Ocean Cove/photo"). Any thread; read only while tracing.
+    var traceLabel: String {
+        let own = name ?? String(describing: type(of: self))
+        guard let rasterizer = rasterizingAncestor else { return own }
+        return "\(rasterizer.traceLabel)/\(own)"
+    }
+
     /// Makes work in flight stale: its result is dropped and its `isCancelled` turns true. Any thread.
     public func cancelDisplay() {
         displaySentinel.add(1, ordering: .acquiringAndReleasing)
@@ -126,8 +134,12 @@ extension DisplayNode {
             guard let self else { return true }
             return self.displaySentinel.load(ordering: .acquiring) != sentinel
         }
+        let label = Tracer.shared.isRecording ? traceLabel : nil
         if !displaysAsynchronously {
-            land(nodeType.display(parameters: parameters, size: size, scale: scale, isCancelled: isStale), on: layer)
+            let bitmap = Tracer.shared.measure("draw \(label ?? String(describing: nodeType))", category: "display") {
+                nodeType.display(parameters: parameters, size: size, scale: scale, isCancelled: isStale)
+            }
+            land(bitmap, on: layer)
             return
         }
         let container = transactionContainer
@@ -135,7 +147,9 @@ extension DisplayNode {
         transaction.addOperation(priority: DisplayScheduler.shared.priority(of: self), { isCancelled in
             let cancelled: @Sendable () -> Bool = { isCancelled() || isStale() }
             return DisplayScheduler.shared.runDisplay(isCancelled: cancelled) {
-                nodeType.display(parameters: parameters, size: size, scale: scale, isCancelled: cancelled)
+                Tracer.shared.measure("draw \(label ?? String(describing: nodeType))", category: "display") {
+                    nodeType.display(parameters: parameters, size: size, scale: scale, isCancelled: cancelled)
+                }
             }
         }) { [weak self] bitmap, cancelled in
             guard let self, !cancelled, !isStale(), let layer = self.layerIfLoaded else {

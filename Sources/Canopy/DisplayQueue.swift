@@ -53,11 +53,16 @@ public final class DisplayQueue: Sendable {
     private let available = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
-    /// Starts `workers` threads (at least one) named "canopy.display.N".
+    /// Starts `workers` threads (at least one) named "canopy.display.N", and in traces "display
+    /// worker N" (from 1; another `name` gives "<name> worker N").
     public init(workers: Int, name: String = "canopy.display") {
         workerCount = max(1, workers)
         for index in 0..<workerCount {
-            let thread = Thread { [self] in workerLoop() }
+            let traceName = (name == "canopy.display" ? "display" : name) + " worker \(index + 1)"
+            let thread = Thread { [self] in
+                Tracer.shared.nameCurrentThread(traceName)
+                workerLoop()
+            }
             thread.name = "\(name).\(index)"
             thread.stackSize = 1 << 20
             thread.start()

@@ -144,6 +144,7 @@ public final class DisplayScheduler: Sendable {
         let animator = LayerAnimator(runLoop: runLoop)
         let releases = RunLoopQueue<Layer>(runLoop: runLoop, budget: Self.releaseBudget, phase: .afterCommit,
                                            order: .min) { layer, _ in layer.removeFromSuperlayer() }
+        releases.traceName = "release layers"
         let hasWaiting = state.withLock { state -> Bool in
             state.animator = animator
             state.releases = releases
@@ -198,6 +199,7 @@ public final class DisplayScheduler: Sendable {
         }) else { return }
         let start = MonotonicClock.now()
         var displayed = 0
+        let traced = waiting.isEmpty ? nil : Tracer.shared.begin("start displays", category: "display")
         for entry in waiting {
             guard let node = entry.node else { continue }
             node.state.withLock { $0.isScheduled = false }
@@ -207,6 +209,7 @@ public final class DisplayScheduler: Sendable {
                 displayed += 1
             }
         }
+        Tracer.shared.end(traced)
         let seconds = MonotonicClock.now() - start
         state.withLock { state in
             state.displayCount += displayed

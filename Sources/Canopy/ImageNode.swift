@@ -237,12 +237,14 @@ open class ImageNode: DisplayNode, @unchecked Sendable {
     open override func drawParameters() -> (any Sendable)? {
         let outcome = DisplayOutcome()
         let size = bounds.size
+        let label = Tracer.shared.isRecording ? traceLabel : nil
         return settings.withLock { settings -> Parameters in
             settings.pendingOutcome = outcome
             return Parameters(source: settings.source, boundsSize: size, contentMode: settings.contentMode,
                               cropRect: settings.cropRect, forceUpscaling: settings.forceUpscaling,
                               modification: settings.imageModificationBlock, cache: settings.imageCache,
-                              fonts: settings.fonts, outcome: outcome, decodeObserver: settings.decodeObserver)
+                              fonts: settings.fonts, outcome: outcome, decodeObserver: settings.decodeObserver,
+                              traceLabel: label)
         }
     }
 
@@ -285,7 +287,7 @@ open class ImageNode: DisplayNode, @unchecked Sendable {
             guard !isCancelled() else { return nil }
             var result: Bitmap? = context.makeBitmap()
             if let modification = p.modification, let drawn = result {
-                result = modification(drawn, isCancelled)
+                result = Tracer.shared.measure("modify \(p.label)", category: "image") { modification(drawn, isCancelled) }
             }
             guard !isCancelled() else { return nil }
             p.outcome.value = .init(error: nil, scaleFactor: prepared.scaleFactor)
@@ -317,7 +319,10 @@ open class ImageNode: DisplayNode, @unchecked Sendable {
             }
             let own = GraphicsContext(size: size, scale: context.scale)
             prepared.draw(in: own, size: size)
-            guard !isCancelled(), let modified = modification(own.makeBitmap(), isCancelled), !isCancelled() else { return }
+            let drawn = own.makeBitmap()
+            guard !isCancelled(),
+                  let modified = Tracer.shared.measure("modify \(p.label)", category: "image", { modification(drawn, isCancelled) }),
+                  !isCancelled() else { return }
             context.draw(modified, in: CGRect(origin: .zero, size: size), contentMode: .scaleToFill)
         }
     }
@@ -336,6 +341,10 @@ open class ImageNode: DisplayNode, @unchecked Sendable {
         let fonts: FontRegistry
         let outcome: DisplayOutcome
         let decodeObserver: (@Sendable (_ path: String, _ fitting: CGSize?) -> Void)?
+        /// The node's name in a trace, when one was recording at the snapshot.
+        let traceLabel: String?
+
+        var label: String { traceLabel ?? "ImageNode" }
     }
 
     /// What a worker found, handed to the main thread through the parameters.
@@ -418,7 +427,9 @@ open class ImageNode: DisplayNode, @unchecked Sendable {
             p.decodeObserver?(path, target)
             let bitmap: Bitmap
             do throws(ImageError) {
-                bitmap = try p.cache.bitmap(contentsOf: path, fitting: target)
+                bitmap = try Tracer.shared.measure("decode \(p.label)", category: "image") { () throws(ImageError) in
+                    try p.cache.bitmap(contentsOf: path, fitting: target)
+                }
             } catch {
                 return .failure(error)
             }

@@ -14,6 +14,9 @@ struct RasterizedSubtree: Sendable {
     let alpha: CGFloat
     let drawsContents: Bool
     let children: [RasterizedSubtree]
+    /// The node's name in a trace, when one was recording at the snapshot (not for the root,
+    /// whose display is the trace's "draw" event already).
+    let traceLabel: String?
 
     /// The root's snapshot: its own drawing and its subnodes', recursively. The root's own frame,
     /// alpha, background and border stay with its layer (the compositor draws them).
@@ -35,6 +38,7 @@ struct RasterizedSubtree: Sendable {
         alpha = isRoot ? 1 : node.alpha
         drawsContents = node.drawsContents
         children = node.subnodes.filter { !$0.isHidden }.map { RasterizedSubtree(node: $0, isRoot: false) }
+        traceLabel = !isRoot && drawsContents && Tracer.shared.isRecording ? node.traceLabel : nil
     }
 
     /// Draws the subtree with its origin at the context's current origin, which must be the
@@ -92,23 +96,32 @@ struct RasterizedSubtree: Sendable {
     /// The node's own contents, then its subnodes; the context is translated to the node.
     private func drawContentsAndChildren(in context: GraphicsContext, origin: CGPoint, bounds: CGRect,
                                          isCancelled: @Sendable () -> Bool) {
-        if drawsContents {
-            if context.alpha < 1 {
-                // The compositor fades a node's bitmap as a whole, so where the node's own
-                // drawing overlaps itself the fade must not apply per drawing operation: its
-                // contents are made as its layer's would be, then drawn faded.
-                if let contents = nodeType.display(parameters: parameters, size: frame.size, scale: context.scale,
-                                                   isCancelled: isCancelled) {
-                    context.draw(contents, in: bounds)
-                }
-            } else {
-                context.withSavedState {
-                    context.clip(to: bounds)
-                    nodeType.draw(parameters: parameters, in: context, isCancelled: isCancelled)
-                }
+        if drawsContents, let traceLabel {
+            Tracer.shared.measure("draw \(traceLabel)", category: "display") {
+                drawContents(in: context, bounds: bounds, isCancelled: isCancelled)
             }
+        } else if drawsContents {
+            drawContents(in: context, bounds: bounds, isCancelled: isCancelled)
         }
         for child in children { child.draw(in: context, origin: origin, isCancelled: isCancelled) }
+    }
+
+    /// The node's own contents; the context is translated to the node.
+    private func drawContents(in context: GraphicsContext, bounds: CGRect, isCancelled: @Sendable () -> Bool) {
+        if context.alpha < 1 {
+            // The compositor fades a node's bitmap as a whole, so where the node's own drawing
+            // overlaps itself the fade must not apply per drawing operation: its contents are
+            // made as its layer's would be, then drawn faded.
+            if let contents = nodeType.display(parameters: parameters, size: frame.size, scale: context.scale,
+                                               isCancelled: isCancelled) {
+                context.draw(contents, in: bounds)
+            }
+        } else {
+            context.withSavedState {
+                context.clip(to: bounds)
+                nodeType.draw(parameters: parameters, in: context, isCancelled: isCancelled)
+            }
+        }
     }
 
     /// Contents and subnodes cut by the rounded bounds, as the compositor cuts a layer that clips

@@ -175,19 +175,31 @@ public final class RunLoop {
         let delta = lastTurnStart.map { start - $0 } ?? 0
         let turn = Turn(number: turnNumber, time: start, delta: delta)
 
-        input()
-        runObservers(.afterInput, turn)
+        // The trace: the turn and its phases on the main thread's track. Uploads and compositing
+        // (in `beforePresent`) are measured where they run: the upload queue, the backend.
+        let tracer = Tracer.shared
+        let traced = tracer.begin("turn", category: "frame")
+        tracer.measure("input", category: "frame") {
+            input()
+            runObservers(.afterInput, turn)
+        }
         let work = posted.withLock { queue -> [@Sendable @MainActor () -> Void] in
             let taken = queue
             queue.removeAll(keepingCapacity: true)
             return taken
         }
-        for block in work { block() }
-        for phase in [Phase.layout, .beforeCommit, .afterCommit, .beforePresent] {
-            runObservers(phase, turn)
+        if !work.isEmpty {
+            tracer.measure("posted work", category: "frame") { for block in work { block() } }
         }
+        tracer.measure("layout", category: "frame") { runObservers(.layout, turn) }
+        tracer.measure("commit", category: "frame") {
+            runObservers(.beforeCommit, turn)
+            runObservers(.afterCommit, turn)
+        }
+        runObservers(.beforePresent, turn)
         let workMs = (MonotonicClock.now() - start) * 1000
         present()
+        tracer.end(traced)
 
         let interval: Double? = (wasIdle || lastTurnStart == nil) ? nil : delta * 1000
         statistics.record(start: start, workMs: workMs, intervalMs: interval)

@@ -43,6 +43,10 @@ public final class RunLoopQueue<Item: AnyObject> {
         }
     }
 
+    /// When set, each turn that handles items is one event of this name on the trace's main
+    /// track (`Tracer`): the compositor's queue is "upload".
+    public var traceName: String?
+
     /// False once `invalidate()` was called: the observer is gone and enqueues are ignored.
     public private(set) var isValid = true
 
@@ -190,6 +194,7 @@ public final class RunLoopQueue<Item: AnyObject> {
             lastTurn = (0, 0)
             return
         }
+        let traced = traceName.flatMap { Tracer.shared.begin($0, category: "frame") }
         let start = clock()
         var elapsed: TimeInterval = 0
         var handled = 0
@@ -201,6 +206,7 @@ public final class RunLoopQueue<Item: AnyObject> {
             handler(item, count == 0)
             elapsed = clock() - start
         } while elapsed < budget && count > 0 && isEnabled && isValid
+        Tracer.shared.end(traced)
         lastTurn = (handled, elapsed)
         requestFrameIfNeeded()
     }

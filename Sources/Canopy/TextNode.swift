@@ -317,7 +317,8 @@ open class TextNode: DisplayNode, @unchecked Sendable {
         let measured = measurements.first { Self.drawsLikeLayout($0, atWidth: textWidth) }
         return Parameters(text: config.text, truncation: config.truncation,
                           maximumNumberOfLines: config.maximumNumberOfLines, fonts: config.fonts,
-                          padding: config.padding, boundsSize: size, measured: measured)
+                          padding: config.padding, boundsSize: size, measured: measured,
+                          traceLabel: Tracer.shared.isRecording ? traceLabel : nil)
     }
 
     /// The immutable snapshot a worker draws from.
@@ -331,6 +332,8 @@ open class TextNode: DisplayNode, @unchecked Sendable {
         let boundsSize: CGSize
         /// The layout measured at the node's width, when there is one.
         let measured: TextLayout?
+        /// The node's name in a trace, when one was recording at the snapshot.
+        let traceLabel: String?
 
         /// The layout to draw at `scale`: the measured one when it fits the bounds, else one made
         /// now in the same way.
@@ -350,7 +353,9 @@ open class TextNode: DisplayNode, @unchecked Sendable {
     open override class func draw(parameters: (any Sendable)?, in context: GraphicsContext,
                                   isCancelled: @Sendable () -> Bool) {
         guard let p = parameters as? Parameters, !isCancelled() else { return }
-        guard let layout = p.layout(scale: context.scale), !isCancelled() else { return }
-        layout.draw(in: context, at: CGPoint(x: p.padding.left, y: p.padding.top))
+        Tracer.shared.measure("text \(p.traceLabel ?? "TextNode")", category: "text") {
+            guard let layout = p.layout(scale: context.scale), !isCancelled() else { return }
+            layout.draw(in: context, at: CGPoint(x: p.padding.left, y: p.padding.top))
+        }
     }
 }

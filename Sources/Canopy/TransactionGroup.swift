@@ -61,6 +61,8 @@ public final class TransactionGroup {
     /// Commits open transactions and completes the finished ones, in order.
     public func commit() {
         guard !transactions.isEmpty else { return }
+        let traceStart = Tracer.shared.isRecording ? Tracer.now() : nil
+        var completed = false
         var remaining: [AsyncTransaction] = []
         let current = transactions
         transactions = []
@@ -68,9 +70,13 @@ public final class TransactionGroup {
             transaction.commit()
             if transaction.isReadyToComplete {
                 complete(transaction)
+                completed = true
             } else {
                 remaining.append(transaction)
             }
+        }
+        if let traceStart, completed {
+            Tracer.shared.record("land displays", category: "display", start: traceStart, end: Tracer.now())
         }
         // Completions may have opened new transactions; keep them after the waiting ones.
         transactions = remaining + transactions

@@ -3,6 +3,15 @@ import Synchronization
 import XCTest
 @testable import Canopy
 
+/// A node that fills its bounds, so its display is a "draw" on a worker.
+private final class FilledNode: DisplayNode, @unchecked Sendable {
+    override var drawsContents: Bool { true }
+    @MainActor override func drawParameters() -> (any Sendable)? { Color.white }
+    override class func draw(parameters: (any Sendable)?, in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
+        context.fill(CGRect(x: 0, y: 0, width: 100, height: 100), with: .white)
+    }
+}
+
 final class TracerTests: XCTestCase {
     /// Runs `body` on a new thread and waits for it (a hang guard of 30 s, not a timing check).
     private func onThread(_ body: @escaping @Sendable () -> Void) {
@@ -189,5 +198,95 @@ final class TracerTests: XCTestCase {
         XCTAssertEqual(counters.count, 1)
         XCTAssertEqual(counters.first?["name"] as? String, "fps")
         XCTAssertEqual((counters.first?["args"] as? [String: Any])?["value"] as? Double, 60)
+    }
+
+    /// The real thing: a node displayed under a started shared tracer draws on a display worker,
+    /// and the run loop's turns, with their layout and commit phases, are on the main track.
+    @MainActor
+    func testARealDisplayIsTracedOnAWorkerAndTheTurnOnMain() throws {
+        let (loop, _) = NodeTestSupport.makeLoop()
+        defer { DisplayScheduler.shared.uninstall() }
+        let node = FilledNode()
+        node.name = "traced node"
+        node.frame = CGRect(x: 0, y: 0, width: 20, height: 20)
+        Tracer.shared.start()
+        defer { _ = Tracer.shared.stop() }
+        _ = node.layer
+        node.setNeedsDisplay()
+        NodeTestSupport.turn(loop, until: { node.layer.contents != nil })
+        loop.runTurn()
+        let recording = Tracer.shared.stop()
+
+        let draws = recording.events.filter { $0.name == "draw traced node" }
+        XCTAssertEqual(draws.count, 1)
+        let draw = try XCTUnwrap(draws.first)
+        XCTAssertEqual(draw.category, "display")
+        XCTAssertNotEqual(draw.thread, 1, "drawn on a worker")
+        XCTAssertEqual(recording.threadNames[draw.thread]?.hasPrefix("display worker "), true,
+                       "\(recording.threadNames[draw.thread] ?? "no name")")
+
+        let main = recording.events.filter { $0.thread == 1 }
+        let turns = main.filter { $0.name == "turn" }
+        XCTAssertGreaterThanOrEqual(turns.count, 2)
+        for phase in ["input", "layout", "commit"] {
+            XCTAssertGreaterThanOrEqual(main.filter { $0.name == phase }.count, turns.count, phase)
+        }
+        // Every layout lies within a turn.
+        for layout in main where layout.name == "layout" {
+            XCTAssertTrue(turns.contains { $0.timestamp <= layout.timestamp
+                    && layout.timestamp + layout.duration! <= $0.timestamp + $0.duration! })
+        }
+        XCTAssertTrue(main.contains { $0.name == "start displays" })
+        XCTAssertTrue(main.contains { $0.name == "land displays" })
+        XCTAssertEqual(recording.threadNames[1], "main")
+    }
+
+    /// A rasterized card: its display, each drawn subnode, the photo's decode and modification
+    /// and the title's text are named by the card, nested in its "draw" on one worker.
+    @MainActor
+    func testARasterizedSubtreeNamesItsWorkByTheCard() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("TracerTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let context = GraphicsContext(pixelWidth: 16, pixelHeight: 16, scale: 1)
+        context.fill(CGRect(x: 0, y: 0, width: 16, height: 16), with: Color(red: 1, green: 0, blue: 0))
+        let path = scratch.appendingPathComponent("photo.png").path
+        try context.makeBitmap().writePNG(to: path)
+
+        let (loop, _) = NodeTestSupport.makeLoop()
+        defer { DisplayScheduler.shared.uninstall() }
+        let card = DisplayNode()
+        card.name = "Ocean Cove"
+        card.rasterizesSubtree = true
+        card.frame = CGRect(x: 0, y: 0, width: 40, height: 40)
+        let photo = ImageNode()
+        photo.name = "photo"
+        photo.imagePath = path
+        photo.imageModificationBlock = { bitmap, _ in bitmap }
+        photo.frame = CGRect(x: 0, y: 0, width: 40, height: 20)
+        let title = TextNode()
+        title.name = "title"
+        title.fonts = NodeTestSupport.fonts
+        title.attributedText = AttributedString("Title", font: Font(family: "Lato", size: 12), color: .white)
+        title.frame = CGRect(x: 0, y: 20, width: 40, height: 20)
+        card.addSubnode(photo)
+        card.addSubnode(title)
+        Tracer.shared.start()
+        defer { _ = Tracer.shared.stop() }
+        let layer = card.layer
+        NodeTestSupport.turn(loop, until: { layer.contents != nil })
+        let recording = Tracer.shared.stop()
+
+        let draw = try XCTUnwrap(recording.events.first { $0.name == "draw Ocean Cove" })
+        XCTAssertNotEqual(draw.thread, 1)
+        for name in ["draw Ocean Cove/photo", "decode Ocean Cove/photo", "modify Ocean Cove/photo",
+                     "draw Ocean Cove/title", "text Ocean Cove/title"] {
+            let event = try XCTUnwrap(recording.events.first { $0.name == name }, name)
+            XCTAssertEqual(event.thread, draw.thread, name)
+            XCTAssertTrue(draw.timestamp <= event.timestamp
+                          && event.timestamp + event.duration! <= draw.timestamp + draw.duration!, "\(name) within the card's draw")
+        }
+        XCTAssertEqual(recording.events.first { $0.name == "decode Ocean Cove/photo" }?.category, "image")
+        XCTAssertEqual(recording.events.first { $0.name == "text Ocean Cove/title" }?.category, "text")
     }
 }
