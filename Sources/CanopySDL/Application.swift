@@ -89,6 +89,8 @@ public final class Application {
     private var captured: Bitmap?
     private var fastPresents = 0
     private var lastPresentEnd: TimeInterval?
+    /// The trace's "composite" span: from the compositor's drawing to the end of the present.
+    private var compositeTrace: Tracer.Interval?
     private var closed = false
 
     /// Starts SDL and opens the window (or the headless target).
@@ -247,6 +249,7 @@ public final class Application {
     }
 
     private func composite(_ turn: Canopy.RunLoop.Turn) {
+        compositeTrace = Tracer.shared.begin("composite", category: "frame")
         compositor.scale = scale
         compositor.beginFrame(clearColor: clearColor)
         rootLayer.frame = CGRect(origin: .zero, size: size)
@@ -286,7 +289,15 @@ public final class Application {
             captureRequested = false
             captured = readPixels()
         }
-        SDL_RenderPresent(renderer)
+        let tracer = Tracer.shared
+        tracer.measure("present", category: "frame") { SDL_RenderPresent(renderer) }
+        tracer.end(compositeTrace)
+        compositeTrace = nil
+        if tracer.isRecording {
+            // The counter tracks, once a frame.
+            tracer.counter("fps", value: runLoop.statistics.framesPerSecond(now: MonotonicClock.now()) ?? 0)
+            tracer.counter("texture MB", value: Double(compositor.textureBytes) / 1_048_576)
+        }
         // A driver that claims vsync but does not wait for the display (some VMs and remote
         // displays) would spin the CPU. With vsync, presents end at least a refresh period
         // apart; 30 in a row closer than three quarters of one switch the loop to the clock,

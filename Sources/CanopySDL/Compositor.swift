@@ -141,6 +141,7 @@ public final class Compositor {
                 self.destroy(backing)
             }
         }
+        workQueue.traceName = "upload"
     }
 
     /// Makes `layer` the root of the layer trees this compositor uploads for: a change of
@@ -177,6 +178,8 @@ public final class Compositor {
             return
         }
         let start = MonotonicClock.now()
+        let traced = Tracer.shared.begin("texture \(layer.name ?? "layer")", category: "upload")
+        defer { Tracer.shared.end(traced) }
         guard let texture = makeTexture(bitmap) else { return }
         let bytes = bitmap.width * bitmap.height * 4
         let backing = TextureBacking(bitmap: bitmap, texture: texture, bytes: bytes, layer: layer)
