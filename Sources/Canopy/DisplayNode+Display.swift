@@ -69,12 +69,22 @@ extension DisplayNode {
         return nil
     }
 
-    /// The node's name in traces: its `name` (else its type), after the rasterizing ancestor's
-    /// when it is drawn into one ("Ocean Cove/photo"). Any thread; read only while tracing.
+    /// The node's name in traces: its `name` (else its type), after the path from the nearest
+    /// ancestor that rasterizes or is a transaction container, when it has one: the card a node
+    /// belongs to ("Ocean Cove/photo", "Ocean Cove/favourite/ImageNode"). Any thread; read only
+    /// while tracing.
     var traceLabel: String {
-        let own = name ?? String(describing: type(of: self))
-        guard let rasterizer = rasterizingAncestor else { return own }
-        return "\(rasterizer.traceLabel)/\(own)"
+        func label(_ node: DisplayNode) -> String { node.name ?? String(describing: type(of: node)) }
+        var path = [label(self)]
+        var node = supernode
+        while let current = node {
+            path.append(label(current))
+            if current.rasterizesSubtree || current.isTransactionContainer {
+                return path.reversed().joined(separator: "/")
+            }
+            node = current.supernode
+        }
+        return path[0]
     }
 
     /// Makes work in flight stale: its result is dropped and its `isCancelled` turns true. Any thread.

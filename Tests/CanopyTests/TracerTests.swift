@@ -242,7 +242,8 @@ final class TracerTests: XCTestCase {
     }
 
     /// A rasterized card: its display, each drawn subnode, the photo's decode and modification
-    /// and the title's text are named by the card, nested in its "draw" on one worker.
+    /// and the title's text are named by the card (and the path to the node), nested in its
+    /// "draw" on one worker.
     @MainActor
     func testARasterizedSubtreeNamesItsWorkByTheCard() throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("TracerTests-\(UUID().uuidString)")
@@ -268,9 +269,13 @@ final class TracerTests: XCTestCase {
         title.name = "title"
         title.fonts = NodeTestSupport.fonts
         title.attributedText = AttributedString("Title", font: Font(family: "Lato", size: 12), color: .white)
-        title.frame = CGRect(x: 0, y: 20, width: 40, height: 20)
+        title.frame = CGRect(x: 0, y: 0, width: 40, height: 20)
+        let caption = DisplayNode()
+        caption.name = "caption"
+        caption.frame = CGRect(x: 0, y: 20, width: 40, height: 20)
+        caption.addSubnode(title)
         card.addSubnode(photo)
-        card.addSubnode(title)
+        card.addSubnode(caption)
         Tracer.shared.start()
         defer { _ = Tracer.shared.stop() }
         let layer = card.layer
@@ -280,13 +285,39 @@ final class TracerTests: XCTestCase {
         let draw = try XCTUnwrap(recording.events.first { $0.name == "draw Ocean Cove" })
         XCTAssertNotEqual(draw.thread, 1)
         for name in ["draw Ocean Cove/photo", "decode Ocean Cove/photo", "modify Ocean Cove/photo",
-                     "draw Ocean Cove/title", "text Ocean Cove/title"] {
+                     "draw Ocean Cove/caption/title", "text Ocean Cove/caption/title"] {
             let event = try XCTUnwrap(recording.events.first { $0.name == name }, name)
             XCTAssertEqual(event.thread, draw.thread, name)
             XCTAssertTrue(draw.timestamp <= event.timestamp
                           && event.timestamp + event.duration! <= draw.timestamp + draw.duration!, "\(name) within the card's draw")
         }
         XCTAssertEqual(recording.events.first { $0.name == "decode Ocean Cove/photo" }?.category, "image")
-        XCTAssertEqual(recording.events.first { $0.name == "text Ocean Cove/title" }?.category, "text")
+        XCTAssertEqual(recording.events.first { $0.name == "text Ocean Cove/caption/title" }?.category, "text")
+        XCTAssertFalse(recording.events.contains { $0.name.contains("caption") && !$0.name.hasSuffix("title") },
+                       "a node with nothing to draw has no event")
+    }
+
+    /// A collection's cells are made and measured on the workers, each a "make cell N" with its
+    /// "measure cell N" inside, and drawn as "draw <its name>".
+    @MainActor
+    func testCollectionCellsAreMadeAndMeasuredOnTheWorkers() throws {
+        let source = TestSource(heights: Array(repeating: 100, count: 20))
+        Tracer.shared.start()
+        defer { _ = Tracer.shared.stop() }
+        let (collection, loop) = CollectionNodeTests.make(source)
+        defer { DisplayScheduler.shared.uninstall() }
+        CollectionNodeTests.settle(collection, loop)
+        let recording = Tracer.shared.stop()
+        for index in collection.visibleItemIndices {
+            let make = try XCTUnwrap(recording.events.first { $0.name == "make cell \(index)" }, "\(index)")
+            let measure = try XCTUnwrap(recording.events.first { $0.name == "measure cell \(index)" }, "\(index)")
+            XCTAssertNotEqual(make.thread, 1)
+            XCTAssertEqual(make.category, "cell")
+            XCTAssertEqual(measure.thread, make.thread)
+            XCTAssertTrue(make.timestamp <= measure.timestamp
+                          && measure.timestamp + measure.duration! <= make.timestamp + make.duration!)
+        }
+        XCTAssertGreaterThanOrEqual(recording.events.filter { $0.name == "draw TestCell" && $0.thread != 1 }.count,
+                                    collection.visibleItemIndices.count)
     }
 }
