@@ -245,7 +245,7 @@ public struct TraceRecording: Sendable {
 
     /// The Chrome trace-event JSON object format: `{"traceEvents": [...], "displayTimeUnit":
     /// "ms", "otherData": {...}}`, process id 1; a "thread_name" metadata event per thread (and a
-    /// sort index, the main thread first), then the events by start time (a span before the
+    /// sort index: the main thread first, then by name), then the events by start time (a span before the
     /// spans it contains): "X" with `ts` and `dur` in microseconds, "C" with the value as
     /// `args.value` (Perfetto names the track "<name> value").
     public func chromeJSON(processName: String = ProcessInfo.processInfo.processName) -> Data {
@@ -285,11 +285,18 @@ public struct TraceRecording: Sendable {
         put("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":1,\"args\":{\"name\":")
         putString(processName)
         put("}}")
-        for (id, name) in threadNames.sorted(by: { $0.key < $1.key }) {
+        // Tracks in order: main, then by name ("display worker 2" before "display worker 10"),
+        // whatever order the threads first recorded in.
+        let threads = threadNames.sorted { a, b in
+            if (a.key == 1) != (b.key == 1) { return a.key == 1 }
+            let order = a.value.compare(b.value, options: .numeric)
+            return order == .orderedSame ? a.key < b.key : order == .orderedAscending
+        }
+        for (index, (id, name)) in threads.enumerated() {
             put(",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":\(id),\"args\":{\"name\":")
             putString(name)
             put("}}")
-            put(",\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":1,\"tid\":\(id),\"args\":{\"sort_index\":\(id)}}")
+            put(",\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":1,\"tid\":\(id),\"args\":{\"sort_index\":\(index)}}")
         }
         let ordered = events.sorted { a, b in
             a.timestamp != b.timestamp ? a.timestamp < b.timestamp : (a.duration ?? 0) > (b.duration ?? 0)

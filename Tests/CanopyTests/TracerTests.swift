@@ -147,6 +147,16 @@ final class TracerTests: XCTestCase {
         XCTAssertEqual(next.droppedEventCount, 0)
     }
 
+    func testTracksAreSortedMainFirstThenByName() throws {
+        let recording = TraceRecording(events: [], threadNames: [7: "display worker 10", 3: "display worker 2", 5: "batch", 1: "main"])
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: recording.chromeJSON()) as? [String: Any])
+        let events = try XCTUnwrap(json["traceEvents"] as? [[String: Any]])
+        let order = events.filter { $0["name"] as? String == "thread_sort_index" }
+            .sorted { (($0["args"] as! [String: Any])["sort_index"] as! Int) < (($1["args"] as! [String: Any])["sort_index"] as! Int) }
+            .map { $0["tid"] as! Int }
+        XCTAssertEqual(order, [1, 5, 3, 7])
+    }
+
     func testChromeJSONParsesWithTheExpectedKeys() throws {
         let tracer = Tracer()
         tracer.start()
@@ -174,6 +184,10 @@ final class TracerTests: XCTestCase {
         XCTAssertEqual(threadNames[1], "main")
         XCTAssertEqual(threadNames.count, 2)
         XCTAssertTrue(threadNames.values.contains("display worker \"7\"\n"), "names are escaped and come back whole")
+        let sortIndex = Dictionary(uniqueKeysWithValues: metadata.filter { $0["name"] as? String == "thread_sort_index" }
+            .map { ($0["tid"] as! Int, ($0["args"] as! [String: Any])["sort_index"] as! Int) })
+        XCTAssertEqual(sortIndex[1], 0, "main first")
+        XCTAssertEqual(Set(sortIndex.keys), Set(threadNames.keys))
         XCTAssertTrue(metadata.contains { $0["name"] as? String == "process_name"
                 && ($0["args"] as? [String: Any])?["name"] as? String == "tests" })
 
