@@ -294,8 +294,8 @@ public final class Application {
         tracer.end(compositeTrace)
         compositeTrace = nil
         if tracer.isRecording {
-            // The counter tracks, once a frame.
-            tracer.counter("fps", value: runLoop.statistics.framesPerSecond(now: MonotonicClock.now()) ?? 0)
+            // The counter tracks, once a frame (no rate until two frames in a row were drawn).
+            if let fps = runLoop.statistics.framesPerSecond(now: MonotonicClock.now()) { tracer.counter("fps", value: fps) }
             tracer.counter("texture MB", value: Double(compositor.textureBytes) / 1_048_576)
         }
         // A driver that claims vsync but does not wait for the display (some VMs and remote
