@@ -52,7 +52,7 @@ final class CardNode: CellNode, @unchecked Sendable {
         borderColor = CardArtist.borderColor
         borderWidth = 1 / max(1, scale)     // one pixel, whatever the scale
 
-        background.name = "background"
+        background.name = "blurred background"
         background.imagePath = imagePath
         background.contentMode = .aspectFill
         background.imageModificationBlock = { image, isCancelled in

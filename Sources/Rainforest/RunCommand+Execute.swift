@@ -22,6 +22,7 @@ extension RunCommand {
         HelpEntry("P", "popcorn mode: each part of a card on its own layer, popping in as it is drawn"),
         HelpEntry("A", "fade-in of arriving cards, on or off"),
         HelpEntry("D", "slow-draw mode: one display at a time, 100 ms slower each"),
+        HelpEntry("T", "start a trace, and stop it: writes Chrome trace JSON (open it in Perfetto)"),
         HelpEntry("F12", "write a screenshot PNG in the current folder"),
         HelpEntry("F1, ?", "this help"),
         HelpEntry("Escape, Ctrl+Q", "quit"),
@@ -37,6 +38,7 @@ extension RunCommand {
         app.helpEntries = Self.helpEntries
         let total = session.content.deck.itemCount
         var message: String?
+        let trace = TraceController()
         func updateTitle() {
             // ASCII only: SDL's X11 backend passes the title through the C library's locale.
             let overlays = [(app.showsFPS, "FPS"), (app.showsHitTestSlop, "hit-test slop"), (app.showsRanges, "ranges"),
@@ -51,7 +53,7 @@ extension RunCommand {
                     "mode: \(viewer.mode.names.joined(separator: " + "))"]
                 + (app.showsHitTestSlop ? ["hit-test slop (H)"] : [])
                 + (app.showsImageScaling ? ["image scaling (S)"] : []) + (app.showsRanges ? ["ranges (R)"] : [])
-                + (message.map { [$0] } ?? [])
+                + (trace.isRecording ? ["tracing (T)"] : []) + (message.map { [$0] } ?? [])
         }
         app.eventHandler = { event, time in
             if case .text("?") = event {
@@ -80,6 +82,11 @@ extension RunCommand {
                     updateTitle()
                     app.runLoop.setNeedsFrame()
                     return
+                case .character("t") where key.modifiers.isEmpty:
+                    message = trace.toggle()
+                    print(message ?? "")
+                    app.runLoop.setNeedsFrame()
+                    return
                 case .function(1):
                     app.showsHelp.toggle()
                     return
@@ -95,6 +102,7 @@ extension RunCommand {
             viewer.handle(event, at: time)
         }
         app.run()
+        if trace.isRecording { print(trace.toggle()) }
         app.close()
     }
 
