@@ -28,28 +28,34 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// "NAME: REASON", the file's name and why it could not be read.
     public var description: String {
-        let name = Self.fileName(of: subjectPath)
+        "\(Self.fileName(of: subjectPath)): \(reason)"
+    }
+
+    /// Why the image could not be read, in plain words without the file's name, such as
+    /// "not an image (unknown file signature)".
+    public var reason: String {
         switch self {
         case .fileMissing:
-            return "\(name): no such file"
+            return "no such file"
         case .unreadable(_, let reason):
-            return "\(name): cannot read (\(reason))"
+            return "cannot read (\(reason))"
         case .notAnImage:
-            return "\(name): not an image (unknown file signature)"
+            return "not an image (unknown file signature)"
         case .truncated(_, let format):
-            return "\(name): the file is truncated (\(Self.formatName(format)) header cut short)"
+            return "the file is truncated (\(format.displayName) header cut short)"
         case .unsupported(_, let reason):
-            return "\(name): unsupported image (\(reason))"
+            return "unsupported image (\(reason))"
         case .tooLarge(_, let width, let height, let limit):
             if width > limit || height > limit {
-                return "\(name): too large (\(width) x \(height) px; the limit is \(limit) per side)"
+                return "too large (\(width) x \(height) px; the limit is \(limit) per side)"
             }
-            return "\(name): too large (\(width) x \(height) px; the limit is \(limit) pixels for this image)"
+            return "too large (\(width) x \(height) px; the limit is \(limit) pixels for this image)"
         case .truncatedData(_, let format):
-            return "\(name): the file is truncated (\(Self.formatName(format)) data ends early)"
+            return "the file is truncated (\(format.displayName) data ends early)"
         case .corrupt(_, let reason):
-            return "\(name): corrupt image data (\(reason))"
+            return "corrupt image data (\(reason))"
         }
     }
 
@@ -61,15 +67,5 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
             return String(trimmed[trimmed.index(after: slash)...])
         }
         return String(trimmed)
-    }
-
-    private static func formatName(_ format: ImageFormat) -> String {
-        switch format {
-        case .png: return "PNG"
-        case .jpeg: return "JPEG"
-        case .webp: return "WebP"
-        case .gif: return "GIF"
-        case .bmp: return "BMP"
-        }
     }
 }
