@@ -4,20 +4,23 @@ import Foundation
 import Synchronization
 
 /// The card collection's data source and delegate: one `CardNode` per item, made on a
-/// display worker; photo sizes from the deck give exact estimates, so nothing moves when cards
-/// are measured. The collection starts with one page of cards and grows by batch fetching, a
-/// page at a time, until it holds the `--cards` asked for. Favourites live here, by item: a card
-/// is dropped when it leaves the preload range.
+/// display worker; photo sizes from the provider give exact estimates, so nothing moves when
+/// cards are measured. The collection starts with the cards the provider has ready (a page of
+/// the embedded deck; none for a folder) and grows by batch fetching, a page at a time, until it
+/// holds all the provider has: the `--cards` asked for, or every file of the `--images` folder.
+/// Favourites live here, by item (a card is dropped when it leaves the preload range), and in the
+/// `FavouritesStore` across runs; so does the `ViewerMode` new cards are set up for.
 ///
-/// Main-thread state, except the batch fetch (a background queue) and the favourite callbacks
-/// (main thread); the Mutex guards what both sides read.
+/// Main-thread state, except the batch fetch (a background queue, where the provider reads its
+/// page) and the favourite callbacks (main thread); the Mutex guards what both sides read.
 final class CardSource: CollectionDataSource, CollectionDelegate {
     /// Cards loaded per batch fetch.
     nonisolated static let defaultPageSize = 500
 
-    let deck: CardDeck
-    let resources: Resources
+    let provider: any CardProvider
     let pageSize: Int
+    /// Called on the main thread after a batch fetch added cards, or found none to add.
+    var countsDidChange: (@MainActor () -> Void)?
 
     private struct State {
         var loaded: Int
@@ -25,30 +28,41 @@ final class CardSource: CollectionDataSource, CollectionDelegate {
         var scale: CGFloat = 1
         var selected: Int?
         var mode = ViewerMode()
+        /// Saved favourites not yet matched with their card: item and card name.
+        var saved: [Int: String] = [:]
     }
     private let state: Mutex<State>
-
     /// Where favourites are kept across runs; nil keeps them for this run only.
     let favouritesStore: FavouritesStore?
 
-    init(deck: CardDeck, resources: Resources, pageSize: Int = CardSource.defaultPageSize,
-         favouritesStore: FavouritesStore? = nil) {
-        self.deck = deck
-        self.resources = resources
+    init(provider: any CardProvider, pageSize: Int = CardSource.defaultPageSize, favouritesStore: FavouritesStore? = nil) {
+        self.provider = provider
         self.pageSize = max(1, pageSize)
         self.favouritesStore = favouritesStore
-        var initial = State(loaded: min(deck.itemCount, max(1, pageSize)))
-        // Saved favourites that still name the same card.
-        for entry in favouritesStore?.load() ?? [] where entry.item >= 0 && entry.item < deck.itemCount
-            && deck.entry(at: entry.item).card.name == entry.name {
-            initial.favourites.insert(entry.item)
-        }
+        var initial = State(loaded: provider.initialCount(pageSize: max(1, pageSize)))
+        for entry in favouritesStore?.load() ?? [] where entry.item >= 0 { initial.saved[entry.item] = entry.name }
         state = Mutex(initial)
     }
 
-    /// The cards the collection holds now, and all it will hold.
+    /// The embedded cards, repeated to the deck's item count.
+    convenience init(deck: CardDeck, resources: Resources, pageSize: Int = CardSource.defaultPageSize,
+                     favouritesStore: FavouritesStore? = nil) {
+        self.init(provider: DeckCards(deck: deck, resources: resources), pageSize: pageSize, favouritesStore: favouritesStore)
+    }
+
+    /// How new cards are set up (the viewer reloads the cards when it changes).
+    var mode: ViewerMode {
+        get { state.withLock { $0.mode } }
+        set { state.withLock { $0.mode = newValue } }
+    }
+
+    /// The cards the collection holds now, and all it will hold (nil until the provider knows:
+    /// a folder not listed yet).
     var loadedCount: Int { state.withLock { $0.loaded } }
-    var totalCount: Int { deck.itemCount }
+    var totalCount: Int? { provider.totalCount }
+
+    /// Whether every card is loaded (a folder that could not be listed has none to load).
+    var isComplete: Bool { totalCount.map { loadedCount >= $0 } ?? false }
 
     /// The items whose heart is on.
     var favourites: Set<Int> { state.withLock { $0.favourites } }
@@ -59,25 +73,52 @@ final class CardSource: CollectionDataSource, CollectionDelegate {
         set { state.withLock { $0.scale = newValue } }
     }
 
-    /// How new cards are set up (the viewer reloads the cards when it changes).
-    var mode: ViewerMode {
-        get { state.withLock { $0.mode } }
-        set { state.withLock { $0.mode = newValue } }
-    }
-
     /// The item last clicked, if any.
     var selectedItem: Int? { state.withLock { $0.selected } }
+
+    /// What is loaded, for the FPS overlay's status line: "20 of 45 cards loaded", "45 cards",
+    /// "Pictures: 1 of 5,000 files loaded", "Pictures: listing…".
+    var statusLine: String {
+        let prefix = provider.place.map { "\($0): " } ?? ""
+        if let problem = provider.problem { return prefix + problem }
+        guard let total = totalCount else { return prefix + "listing…" }
+        let loaded = loadedCount
+        return prefix + (loaded >= total ? counted(total) : "\(loaded.formatted()) of \(counted(total)) loaded")
+    }
+
+    /// The same for the window's title, in ASCII apart from the folder's name (SDL's X11
+    /// backend passes the title through the C library's locale; the name is the user's own):
+    /// "45 cards", "Pictures - 5000 files", "Pictures - listing".
+    var titleSummary: String {
+        let prefix = provider.place.map { "\($0) - " } ?? ""
+        if provider.problem != nil { return prefix + "cannot list" }
+        guard let total = totalCount else { return prefix + "listing" }
+        return prefix + "\(total) \(total == 1 ? singular : provider.noun)"
+    }
+
+    private var singular: String { String(provider.noun.dropLast()) }
+
+    private func counted(_ count: Int) -> String {
+        "\(count.formatted()) \(count == 1 ? singular : provider.noun)"
+    }
 
     // MARK: Data source
 
     func numberOfItems(in collectionNode: CollectionNode) -> Int { loadedCount }
 
     func collectionNode(_ collectionNode: CollectionNode, nodeBlockForItemAt index: Int) -> CellNodeBlock {
-        let entry = deck.entry(at: index)
-        let path = resources.imageURL(entry.card.image).path
-        let (scale, isFavourite, mode) = state.withLock { ($0.scale, $0.favourites.contains(index), $0.mode) }
+        let item = provider.item(at: index)
+        let (scale, isFavourite, mode) = state.withLock { s in
+            // A favourite saved by an earlier run comes back on the card it was given to.
+            if let name = s.saved[index], name == item.entry.card.name {
+                s.saved[index] = nil
+                s.favourites.insert(index)
+            }
+            return (s.scale, s.favourites.contains(index), s.mode)
+        }
         return { [weak self] in
-            let card = CardNode(index: index, entry: entry, imagePath: path, scale: scale, isFavourite: isFavourite) { isFavourite in
+            let card = CardNode(index: index, entry: item.entry, imagePath: item.imagePath, scale: scale,
+                                isFavourite: isFavourite) { isFavourite in
                 self?.setFavourite(isFavourite, at: index)
             }
             card.apply(mode)
@@ -86,16 +127,21 @@ final class CardSource: CollectionDataSource, CollectionDelegate {
     }
 
     func collectionNode(_ collectionNode: CollectionNode, estimatedSizeForItemAt index: Int, in sizeRange: SizeRange) -> CGSize {
-        CGSize(width: CardDeck.cardWidth, height: CardDeck.cardHeight(imageSize: try? deck.entry(at: index).imageSize.get()))
+        let imageSize = try? provider.item(at: index).entry.imageSize.get()
+        return CGSize(width: CardDeck.cardWidth, height: CardDeck.cardHeight(imageSize: imageSize))
     }
 
-    /// Records a heart's new state (main thread) and saves the favourites.
+    /// Records a heart's new state (main thread) and saves the favourites, with those of earlier
+    /// runs not seen yet.
     private func setFavourite(_ isFavourite: Bool, at index: Int) {
-        let favourites = state.withLock { s -> Set<Int> in
+        let (favourites, saved) = state.withLock { s -> (Set<Int>, [Int: String]) in
             if isFavourite { s.favourites.insert(index) } else { s.favourites.remove(index) }
-            return s.favourites
+            s.saved[index] = nil
+            return (s.favourites, s.saved)
         }
-        favouritesStore?.save(favourites.map { FavouritesStore.Entry(item: $0, name: deck.entry(at: $0).card.name) })
+        let entries = favourites.map { FavouritesStore.Entry(item: $0, name: provider.item(at: $0).entry.card.name) }
+            + saved.map { FavouritesStore.Entry(item: $0.key, name: $0.value) }
+        favouritesStore?.save(entries)
     }
 
     // MARK: Delegate
@@ -105,19 +151,24 @@ final class CardSource: CollectionDataSource, CollectionDelegate {
     }
 
     func shouldBatchFetch(for collectionNode: CollectionNode) -> Bool {
-        loadedCount < totalCount
+        guard let total = totalCount else { return true }  // not listed yet: the fetch lists
+        return loadedCount < total
     }
 
-    /// The next page: the cards are already in memory (the deck), so the fetch only decides how
-    /// many; the collection is told on the main thread.
+    /// The next page: the provider makes it ready here, on the fetch's background queue (a
+    /// folder lists itself at the first fetch and reads a page of headers at each); the
+    /// collection is told on the main thread.
     nonisolated func collectionNode(_ collectionNode: CollectionNode, willBeginBatchFetchWith context: BatchContext) {
+        let ready = provider.load(upTo: state.withLock { $0.loaded } + pageSize)
         DisplayScheduler.shared.runLoop?.perform { [self] in
             guard !context.batchFetchingWasCancelled else { return }
             let start = loadedCount
-            let count = min(pageSize, totalCount - start)
-            state.withLock { $0.loaded = start + count }
-            collectionNode.insertItems(at: Array(start..<(start + count)))
+            if ready > start {
+                state.withLock { $0.loaded = ready }
+                collectionNode.insertItems(at: Array(start..<ready))
+            }
             context.completeBatchFetching(true)
+            countsDidChange?()
         }
     }
 }

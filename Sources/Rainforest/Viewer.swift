@@ -31,10 +31,17 @@ final class Viewer {
         }
     }
 
-    init(app: Application, deck: CardDeck, resources: Resources, pageSize: Int = CardSource.defaultPageSize,
+    /// The embedded cards.
+    convenience init(app: Application, deck: CardDeck, resources: Resources, pageSize: Int = CardSource.defaultPageSize,
+                     favouritesStore: FavouritesStore? = nil) {
+        self.init(app: app, provider: DeckCards(deck: deck, resources: resources), pageSize: pageSize,
+                  favouritesStore: favouritesStore)
+    }
+
+    init(app: Application, provider: any CardProvider, pageSize: Int = CardSource.defaultPageSize,
          favouritesStore: FavouritesStore? = nil) {
         self.app = app
-        source = CardSource(deck: deck, resources: resources, pageSize: pageSize, favouritesStore: favouritesStore)
+        source = CardSource(provider: provider, pageSize: pageSize, favouritesStore: favouritesStore)
         source.scale = app.scale
         cardScale = app.scale
         router = NodeInputRouter(rootNode: collection)
@@ -51,7 +58,8 @@ final class Viewer {
         app.runLoop.addObserver(.layout, order: -1) { [unowned self] turn in self.update(turn) }
     }
 
-    /// The number of cards the collection holds now (it grows by pages up to `--cards`).
+    /// The number of cards the collection holds now (it grows by pages up to `--cards`, or to
+    /// every file of the `--images` folder).
     var itemCount: Int { collection.numberOfItems }
 
     /// The items inside the viewport now.
@@ -69,8 +77,11 @@ final class Viewer {
 
     /// Whether every visible card is on screen whole and still: displayed, its placeholder gone
     /// and its fade over (what a screenshot waits for).
+    /// A collection with nothing to show (a folder that turned out empty, or could not be
+    /// listed) is settled once it knows.
     var isSettled: Bool {
-        isDisplayComplete && visibleIndices.allSatisfy { index in
+        if itemCount == 0 && source.isComplete { return true }
+        return isDisplayComplete && visibleIndices.allSatisfy { index in
             guard let card = card(at: index), let layer = card.layerIfLoaded else { return false }
             return !card.isShowingPlaceholder && layer.fadeOpacity >= 1 && LayerAnimator.isPresented(layer)
         }
