@@ -11,7 +11,7 @@ extension BenchCommand {
     @MainActor
     func execute() throws {
         var options = collection
-        if options.cards == nil { options.cards = 1000 }
+        if options.cards == nil && options.images == nil { options.cards = 1000 }
         let content = try Content.load(options)
         var report = BenchReport(environment: .init(cores: ProcessInfo.processInfo.activeProcessorCount))
         if scenario.contains(.scrolling) {
@@ -86,7 +86,7 @@ extension BenchCommand {
         }
         report.runs = runs
         report.comparison = BenchReport.compare(runs)
-        print("bench: scrolling \(content.deck.itemCount) cards (pages of \(options.pageSize)), \(size) pt, \(duration) s per run, \(report.environment.renderer ?? "?") renderer (\(report.environment.videoDriver ?? "?")), paced at 60 Hz, a new window per run")
+        print("bench: scrolling \(content.summary) (pages of \(options.pageSize)), \(size) pt, \(duration) s per run, \(report.environment.renderer ?? "?") renderer (\(report.environment.videoDriver ?? "?")), paced at 60 Hz, a new window per run")
         print(report.table)
         if !report.comparisonText.isEmpty { print(report.comparisonText) }
     }
@@ -105,7 +105,7 @@ extension BenchCommand {
         let app = session.app, viewer = session.viewer
         viewer.mode.mainThread = mode == .sync
         app.showsFPS = true
-        app.statusLines = { ["\(viewer.itemCount.formatted()) of \(content.deck.itemCount.formatted()) cards · bench"] }
+        app.statusLines = { [viewer.source.statusLine + " · bench"] }
         report.environment.renderer = app.rendererName
         report.environment.videoDriver = app.videoDriver
         report.environment.size = (options.size ?? Session.defaultSize).description
@@ -160,7 +160,7 @@ extension BenchCommand {
         let elapsed = MonotonicClock.now() - scrollStart
         viewer.scriptedOffset = nil
         let rasters = DisplayScheduler.shared.rasterStatistics
-        return BenchRun(mode: mode.rawValue, speed: speed, cards: content.deck.itemCount, durationS: elapsed,
+        return BenchRun(mode: mode.rawValue, speed: speed, cards: viewer.source.totalCount ?? viewer.itemCount, durationS: elapsed,
                         frames: work.count, droppedFrames: dropped, fps: Double(work.count) / elapsed,
                         mainMs: BenchRun.summarise(work), intervalMs: BenchRun.summarise(intervals),
                         rssMbPeak: ProcessMemory.peakResidentMB(),

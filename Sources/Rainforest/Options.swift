@@ -56,7 +56,11 @@ struct CollectionOptions: ParsableArguments {
     @Option(help: "How many cards: the embedded ones repeated to N.")
     var cards: Int?
 
-    @Option(help: "Cards loaded at start and per batch fetch, until --cards are loaded.")
+    @Option(help: ArgumentHelp("A card for every file in DIR instead of the embedded cards (not with --cards).",
+                               valueName: "DIR"))
+    var images: String?
+
+    @Option(help: "Cards loaded at start and per batch fetch, until --cards (or every file of --images) are loaded.")
     var pageSize: Int = CardSource.defaultPageSize
 
     @Option(help: ArgumentHelp("The window's size in points.", valueName: "WxH"), transform: WindowSize.parse)
@@ -71,6 +75,16 @@ struct CollectionOptions: ParsableArguments {
         }
         if pageSize < 1 || pageSize > 10_000_000 {
             throw ValidationError("--page-size must be from 1 to 10000000")
+        }
+        if let images {
+            if cards != nil {
+                throw ValidationError("--cards repeats the embedded cards; it cannot be used with --images \(images)")
+            }
+            do {
+                _ = try ImageFolder.check(images)
+            } catch {
+                throw ValidationError(error.description)
+            }
         }
     }
 }

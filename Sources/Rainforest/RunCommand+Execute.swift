@@ -36,21 +36,19 @@ extension RunCommand {
         session.show(shown)
         viewer.mode = mode
         app.helpEntries = Self.helpEntries
-        let total = session.content.deck.itemCount
         var message: String?
         let trace = TraceController()
         func updateTitle() {
             // ASCII only: SDL's X11 backend passes the title through the C library's locale.
             let overlays = [(app.showsFPS, "FPS"), (app.showsHitTestSlop, "hit-test slop"), (app.showsRanges, "ranges"),
                             (app.showsImageScaling, "image scaling")].filter(\.0).map(\.1)
-            app.title = "Rainforest - \(total) cards - \(viewer.mode.names.joined(separator: " + "))"
+            app.title = "Rainforest - \(viewer.source.titleSummary) - \(viewer.mode.names.joined(separator: " + "))"
                 + (overlays.isEmpty ? "" : " - " + overlays.joined(separator: ", "))
         }
         updateTitle()
+        viewer.source.countsDidChange = updateTitle  // a folder's count is known after its first page
         app.statusLines = {
-            let loaded = viewer.itemCount
-            return [loaded == total ? "\(total.formatted()) cards" : "\(loaded.formatted()) of \(total.formatted()) cards loaded",
-                    "mode: \(viewer.mode.names.joined(separator: " + "))"]
+            [viewer.source.statusLine, "mode: \(viewer.mode.names.joined(separator: " + "))"]
                 + (app.showsHitTestSlop ? ["hit-test slop (H)"] : [])
                 + (app.showsImageScaling ? ["image scaling (S)"] : []) + (app.showsRanges ? ["ranges (R)"] : [])
                 + (trace.isRecording ? ["tracing (T)"] : []) + (message.map { [$0] } ?? [])

@@ -10,8 +10,9 @@ extension ScreenshotCommand {
         let app = session.app, viewer = session.viewer
         session.show(overlays)
         viewer.mode = mode
-        app.statusLines = { ["\(viewer.itemCount.formatted()) cards"] }
-        viewer.scroll(to: CGFloat(scroll))
+        app.statusLines = { [viewer.source.statusLine] }
+        let target = CGFloat(scroll)
+        viewer.scroll(to: target)
 
         // Turn until every visible card is displayed, then capture one more frame. With the
         // FPS overlay, draw a second of frames first, so its figures and graph have data.
@@ -22,7 +23,14 @@ extension ScreenshotCommand {
         while MonotonicClock.now() < deadline {
             app.runTurn()
             frames += 1
-            if viewer.isSettled && frames >= minimumFrames { complete = true; break }
+            // Pages arrive by batch fetching (a folder's first one too): follow them down to
+            // --scroll, until it is reached or every card is loaded.
+            let collection = viewer.collection
+            if collection.contentOffset < target && collection.maximumContentOffset > collection.contentOffset {
+                viewer.scroll(to: target)
+            }
+            let scrolled = collection.contentOffset >= target || (viewer.source.isComplete && !collection.batchContext.isFetching)
+            if viewer.isSettled && scrolled && frames >= minimumFrames { complete = true; break }
             app.runLoop.setNeedsFrame()
             app.runLoop.waitForNextFrame()
         }

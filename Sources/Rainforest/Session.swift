@@ -4,10 +4,13 @@ import CanopySDL
 import Foundation
 
 /// The cards and what they need: the resources folder, the fonts registered, the deck with
-/// every photo's size. No window.
+/// every photo's size, and the `--images` folder when one is given (the collection shows it
+/// instead of the deck; the benchmarks that draw one card still use the deck). No window.
 struct Content {
     let resources: Resources
     let deck: CardDeck
+    /// The folder of images to show, absolute; nil: the embedded cards.
+    var images: URL?
 
     static func load(_ collection: CollectionOptions) throws(UserFacingError) -> Content {
         let resources: Resources
@@ -25,7 +28,26 @@ struct Content {
         if FontRegistry.shared.registerFonts(inDirectory: resources.fontsDirectory.path) == 0 {
             throw UserFacingError(message: "\(resources.fontsDirectory.path): no fonts found (expected Lato-*.ttf)")
         }
-        return Content(resources: resources, deck: deck)
+        var images: URL?
+        if let path = collection.images {
+            do {
+                images = try ImageFolder.check(path)
+            } catch {
+                throw UserFacingError(message: error.description)
+            }
+        }
+        return Content(resources: resources, deck: deck, images: images)
+    }
+
+    /// A new provider of the collection's cards (each window starts from the first page).
+    func makeProvider() -> any CardProvider {
+        if let images { return ImageFolder(url: images) }
+        return DeckCards(deck: deck, resources: resources)
+    }
+
+    /// What the collection shows, for a report: "1000 cards", "the files in /home/me/Pictures".
+    var summary: String {
+        images.map { "the files in \($0.path)" } ?? "\(deck.itemCount) cards"
     }
 }
 
@@ -54,7 +76,7 @@ struct Session {
         } catch {
             throw UserFacingError(message: error.message, status: 1)
         }
-        viewer = Viewer(app: app, deck: content.deck, resources: content.resources, pageSize: collection.pageSize,
+        viewer = Viewer(app: app, provider: content.makeProvider(), pageSize: collection.pageSize,
                         favouritesStore: favourites)
     }
 
