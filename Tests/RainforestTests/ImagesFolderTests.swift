@@ -1,0 +1,297 @@
+import Canopy
+import CanopyGraphics
+import CanopySDL
+import Foundation
+import XCTest
+@testable import Rainforest
+
+/// `--images DIR`: a folder made here (generated and copied images, a text file named .jpg, an
+/// empty file, JPEGs cut short in the header and in the data, a broken link, a hidden file, a
+/// subfolder), its listing and cards, paging by batch fetching in a headless session, and the
+/// real binary's screenshot, bench and bad folders.
+final class ImagesFolderTests: XCTestCase {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let images = packageRoot.appendingPathComponent("Resources/images")
+
+    /// The files the folder shows, in the order it shows them.
+    static let shown = ["cut-short.jpg", "dangling.jpg", "empty.png", "half.jpg", "img2.png", "img10.jpg",
+                        "Lizard_On_A__Wall.webp", "notes.jpg"]
+
+    private var scratch: URL!
+    private var folder: URL!
+
+    override func setUpWithError() throws {
+        let files = FileManager.default
+        scratch = files.temporaryDirectory.appendingPathComponent("rainforest-images-\(UUID().uuidString)")
+        folder = scratch.appendingPathComponent("My photos")
+        try files.createDirectory(at: folder.appendingPathComponent("Holiday"), withIntermediateDirectories: true)
+        let jpeg = try Data(contentsOf: Self.images.appendingPathComponent("red-panda.jpg"))  // 1920 x 1080
+        try jpeg.write(to: folder.appendingPathComponent("img10.jpg"))
+        try jpeg.prefix(100).write(to: folder.appendingPathComponent("cut-short.jpg"))     // before the frame header
+        try jpeg.prefix(20_000).write(to: folder.appendingPathComponent("half.jpg"))       // after it
+        try files.copyItem(at: Self.images.appendingPathComponent("jaguar.webp"),          // 1024 x 683
+                           to: folder.appendingPathComponent("Lizard_On_A__Wall.webp"))
+        try Self.gradient(width: 40, height: 30).writePNG(to: folder.appendingPathComponent("img2.png").path)
+        try "a shopping list, not a photo\n".write(to: folder.appendingPathComponent("notes.jpg"), atomically: true, encoding: .utf8)
+        try Data().write(to: folder.appendingPathComponent("empty.png"))
+        try files.createSymbolicLink(atPath: folder.appendingPathComponent("dangling.jpg").path,
+                                     withDestinationPath: scratch.appendingPathComponent("gone.jpg").path)
+        try jpeg.write(to: folder.appendingPathComponent(".hidden.jpg"))
+        try jpeg.write(to: folder.appendingPathComponent("Holiday/beach.jpg"))
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: scratch)
+        MainActor.assumeIsolated { DisplayScheduler.shared.uninstall() }
+    }
+
+    private static func gradient(width: Int, height: Int) -> Bitmap {
+        var pixels: [UInt8] = []
+        for y in 0..<height {
+            for x in 0..<width { pixels += [UInt8(x * 6), UInt8(y * 8), 128, 255] }
+        }
+        return Bitmap(width: width, height: height, pixels: pixels)
+    }
+
+    // MARK: Listing and cards
+
+    func testTheListingIsInFileNameOrderWithoutHiddenFilesOrSubfolders() throws {
+        XCTAssertEqual(try ImageFolder.list(folder), Self.shown, "img2 before img10, case aside")
+    }
+
+    func testAnImageBecomesACardNamedAfterItsFileWithItsSizeAndFormat() throws {
+        let jpeg = ImageFolder.item(forFile: "img10.jpg", in: folder)
+        XCTAssertEqual(jpeg.entry.card, Card(name: "img10", image: "img10.jpg", description: "1920 x 1080 px · JPEG",
+                                             credit: "img10.jpg"))
+        XCTAssertEqual(try jpeg.entry.imageSize.get(), CGSize(width: 1920, height: 1080))
+        XCTAssertEqual(jpeg.imagePath, folder.appendingPathComponent("img10.jpg").path)
+
+        let webp = ImageFolder.item(forFile: "Lizard_On_A__Wall.webp", in: folder).entry.card
+        XCTAssertEqual(webp.name, "Lizard On A Wall", "underscores read as spaces")
+        XCTAssertEqual(webp.description, "1024 x 683 px · WebP")
+        XCTAssertEqual(ImageFolder.item(forFile: "img2.png", in: folder).entry.card.description, "40 x 30 px · PNG")
+        // Only the header counts: a JPEG cut after its frame header is a card with its size;
+        // its photo says what is wrong when it is drawn (below).
+        XCTAssertEqual(ImageFolder.item(forFile: "half.jpg", in: folder).entry.card.description, "1920 x 1080 px · JPEG")
+    }
+
+    func testCardNames() {
+        XCTAssertEqual(ImageFolder.cardName(fileName: "IMG_2041.JPG"), "IMG 2041")
+        XCTAssertEqual(ImageFolder.cardName(fileName: "2023-05-01 beach.jpeg"), "2023-05-01 beach", "hyphens stay")
+        XCTAssertEqual(ImageFolder.cardName(fileName: "archive.tar.gz"), "archive.tar")
+        XCTAssertEqual(ImageFolder.cardName(fileName: " a__b .png"), "a b")
+        XCTAssertEqual(ImageFolder.cardName(fileName: "README"), "README")
+        XCTAssertEqual(ImageFolder.cardName(fileName: "_.png"), "_.png", "nothing left: the whole name")
+    }
+
+    func testFilesThatAreNotImagesOrAreBrokenBecomeErrorCardsSayingWhy() throws {
+        func card(_ name: String) -> (description: String, error: ImageError?) {
+            let entry = ImageFolder.item(forFile: name, in: folder).entry
+            XCTAssertEqual(entry.card.name, ImageFolder.cardName(fileName: name))
+            XCTAssertEqual(entry.card.credit, name)
+            if case .failure(let error) = entry.imageSize { return (entry.card.description, error) }
+            return (entry.card.description, nil)
+        }
+        let notes = card("notes.jpg")
+        XCTAssertEqual(notes.description, "Not an image (unknown file signature)")
+        XCTAssertEqual(notes.error, .notAnImage(path: folder.appendingPathComponent("notes.jpg").path))
+        XCTAssertEqual(card("empty.png").description, "Not an image (the file is empty)")
+        XCTAssertEqual(card("cut-short.jpg").description, "The file is truncated (JPEG header cut short)")
+        XCTAssertEqual(card("dangling.jpg").description, "Cannot read (a link to a missing file)")
+        XCTAssertEqual(card("gone.png").description, "No such file", "a file deleted since the listing")
+        // Error cards take the fallback aspect, like any card whose photo cannot be read.
+        XCTAssertEqual(CardDeck.cardHeight(imageSize: try? ImageFolder.item(forFile: "notes.jpg", in: folder).entry.imageSize.get()),
+                       240 + 300)
+    }
+
+    func testTheFolderIsReadOnlyAsFarAsThePagesAskedFor() throws {
+        let provider = ImageFolder(url: folder)
+        XCTAssertEqual(provider.initialCount(pageSize: 500), 0, "nothing is read before the first batch fetch")
+        XCTAssertNil(provider.totalCount)
+        XCTAssertEqual(provider.load(upTo: 3), 3)
+        XCTAssertEqual(provider.totalCount, Self.shown.count, "listed by the first page")
+        XCTAssertEqual((0..<3).map { provider.item(at: $0).entry.card.credit }, Array(Self.shown.prefix(3)))
+        XCTAssertEqual(provider.load(upTo: 3), 3, "a page read stays read")
+        XCTAssertEqual(provider.load(upTo: 100), Self.shown.count)
+        XCTAssertEqual(provider.item(at: 7).entry.card.name, "notes")
+        XCTAssertNil(provider.problem)
+
+        let gone = ImageFolder(url: scratch.appendingPathComponent("gone"))
+        XCTAssertEqual(gone.load(upTo: 10), 0)
+        XCTAssertEqual(gone.totalCount, 0, "a folder that cannot be listed has nothing to load")
+        XCTAssertEqual(gone.problem, "cannot read (No such file or directory)")
+    }
+
+    func testTheFolderIsCheckedForTheCommandLine() throws {
+        XCTAssertEqual(try ImageFolder.check(folder.path).path, folder.standardizedFileURL.path)
+        XCTAssertThrowsError(try ImageFolder.check(scratch.appendingPathComponent("nope").path)) { error in
+            XCTAssertEqual("\(error)", "--images \(scratch.appendingPathComponent("nope").path): no such folder")
+        }
+        XCTAssertThrowsError(try ImageFolder.check(folder.appendingPathComponent("img2.png").path)) { error in
+            XCTAssertTrue("\(error)".hasSuffix("img2.png: not a folder"), "\(error)")
+        }
+        let empty = scratch.appendingPathComponent("empty")
+        try FileManager.default.createDirectory(at: empty.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        try Data([1]).write(to: empty.appendingPathComponent(".dot"))
+        XCTAssertThrowsError(try ImageFolder.check(empty.path)) { error in
+            XCTAssertTrue("\(error)".contains("no files in it"), "\(error)")
+        }
+    }
+
+    // MARK: In the viewer
+
+    /// Turns until `done()` (a hang guard of 30 s, not a timing check).
+    @MainActor
+    private static func turn(_ app: Application, until done: () -> Bool, file: StaticString = #filePath, line: UInt = #line) {
+        let start = MonotonicClock.now()
+        while !done() && MonotonicClock.now() - start < 30 {
+            app.runTurn()
+            app.runLoop.setNeedsFrame()
+            app.runLoop.waitForNextFrame()
+        }
+        XCTAssertTrue(done(), file: file, line: line)
+    }
+
+    func testTheFolderFillsInPageByPageByBatchFetching() throws {
+        let folder: URL = folder
+        try MainActor.assumeIsolated {
+            let resources = Self.packageRoot.appendingPathComponent("Resources").path
+            let options = try CollectionOptions.parse(["--resources", resources, "--images", folder.path,
+                                                       "--page-size", "2", "--size", "340x300"])
+            let session = try Session(collection: options, headless: true)
+            defer { session.app.close() }
+            let app = session.app, viewer = session.viewer, source = viewer.source
+            app.showsFPS = false
+            // Nothing read on the main thread at start: the first batch fetch lists the folder.
+            XCTAssertEqual(source.loadedCount, 0)
+            XCTAssertNil(source.totalCount)
+            XCTAssertEqual(source.statusLine, "My photos: listing…")
+            XCTAssertEqual(source.titleSummary, "My photos - listing")
+
+            // One column, 300 pt high: the first page (two cards) reaches past the viewport
+            // and its end is more than two screens down, so no more is fetched until we scroll.
+            Self.turn(app) { viewer.isSettled }
+            XCTAssertEqual(viewer.itemCount, 2)
+            XCTAssertEqual(source.statusLine, "My photos: 2 of 8 files loaded")
+            XCTAssertEqual(source.titleSummary, "My photos - 8 files")
+            let first = try XCTUnwrap(viewer.card(at: 0))
+            XCTAssertEqual(first.name, "cut-short")
+            // An error card's photo is the file, drawn as the image node's error state.
+            XCTAssertEqual(first.photo.lastError, .truncated(path: folder.appendingPathComponent("cut-short.jpg").path,
+                                                             format: .jpeg))
+
+            // Scrolling to the end loads a page at a time, up to every file.
+            var seen: [Int] = [viewer.itemCount]
+            while viewer.itemCount < Self.shown.count {
+                viewer.scroll(to: 1_000_000)
+                let before = viewer.itemCount
+                Self.turn(app) { viewer.itemCount > before }
+                seen.append(viewer.itemCount)
+                if seen.count > 10 { break }
+            }
+            XCTAssertEqual(seen, [2, 4, 6, 8], "pages of two")
+            viewer.scroll(to: 1_000_000)
+            Self.turn(app) { viewer.isSettled }
+            for _ in 0..<5 { app.runTurn() }
+            XCTAssertEqual(viewer.itemCount, 8, "no more than the files")
+            XCTAssertFalse(viewer.collection.batchContext.isFetching)
+            XCTAssertEqual(source.statusLine, "My photos: 8 files")
+            XCTAssertEqual(viewer.card(at: 7)?.name, "notes")
+            XCTAssertEqual(viewer.card(at: 7)?.photo.lastError,
+                           .notAnImage(path: folder.appendingPathComponent("notes.jpg").path))
+        }
+    }
+
+    func testTheEmbeddedCardsSayHowManyAreLoaded() throws {
+        try MainActor.assumeIsolated {
+            let resources = Self.packageRoot.appendingPathComponent("Resources").path
+            let options = try CollectionOptions.parse(["--resources", resources, "--cards", "45", "--page-size", "20"])
+            let session = try Session(collection: options, headless: true)
+            defer { session.app.close() }
+            XCTAssertEqual(session.viewer.source.statusLine, "20 of 45 cards loaded")
+            XCTAssertEqual(session.viewer.source.titleSummary, "45 cards")
+        }
+    }
+
+    // MARK: The command line
+
+    /// Runs the binary built beside the tests, headless (as `CommandLineTests` does).
+    private func run(_ arguments: [String]) throws -> CommandLineTests.Outcome {
+        let process = Process()
+        process.executableURL = CommandLineTests.binary
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["DISPLAY"] = nil
+        environment["WAYLAND_DISPLAY"] = nil
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return .init(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                     stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    func testScreenshotOfAFolderWritesAPNGWithItsCards() throws {
+        let file = scratch.appendingPathComponent("folder.png").path
+        let outcome = try run(["screenshot", "--images", folder.path, "--output", file, "--size", "700x600"])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        XCTAssertTrue(outcome.stdout.contains("wrote"), outcome.stdout)
+        try GraphicsLibrary.initialize()
+        let shot = try ImageDecoder.decode(contentsOf: file)
+        XCTAssertEqual(shot.width, 700)
+        XCTAssertEqual(shot.height, 600)
+        // Two columns at x 25 and 355; the first card (cut-short.jpg, an error card, 4:3) has
+        // its photo area (y 10 to 250) in the image node's error grey with the reason on it.
+        let photoRows = 20..<240
+        let errorFill = photoRows.filter { y in (35..<335).contains { x in
+            let p = shot.pixel(x: x, y: y)
+            return p.r == 217 && p.g == 217 && p.b == 217
+        } }.count
+        XCTAssertGreaterThan(errorFill, 100, "the error state's grey")
+        let inked = photoRows.filter { y in (35..<335).contains { x in
+            let p = shot.pixel(x: x, y: y)
+            return p.r < 120 && p.g < 120 && p.b < 120
+        } }.count
+        XCTAssertGreaterThan(inked, 8, "the reason, written on it")
+    }
+
+    func testBenchScrollsAFolder() throws {
+        let json = scratch.appendingPathComponent("bench.json").path
+        let outcome = try run(["bench", "--images", folder.path, "--duration", "0.3", "--speed", "2000",
+                               "--size", "800x600", "--json", json])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        XCTAssertTrue(outcome.stdout.contains("the files in \(folder.path)"), outcome.stdout)
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
+        let runs = try XCTUnwrap(object?["runs"] as? [[String: Any]])
+        XCTAssertEqual(runs.first?["cards"] as? Int, Self.shown.count)
+    }
+
+    func testBadFoldersEndInOneLineAndStatus2() throws {
+        let output = scratch.appendingPathComponent("x.png").path
+        let empty = scratch.appendingPathComponent("nothing")
+        try FileManager.default.createDirectory(at: empty.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        let cases: [([String], [String])] = [
+            (["screenshot", "--output", output, "--images", "/nonexistent/photos"], ["--images /nonexistent/photos", "no such folder"]),
+            (["screenshot", "--output", output, "--images", folder.appendingPathComponent("img2.png").path], ["img2.png", "not a folder"]),
+            (["run", "--images", empty.path], ["--images \(empty.path)", "no files in it"]),
+            (["bench", "--images", "/nonexistent/photos"], ["--images /nonexistent/photos", "no such folder"]),
+            (["screenshot", "--output", output, "--images", folder.path, "--cards", "10"], ["--cards", "--images"]),
+        ]
+        for (arguments, needles) in cases {
+            let outcome = try run(arguments)
+            XCTAssertEqual(outcome.status, 2, "\(arguments): \(outcome.stderr)")
+            let lines = outcome.stderr.split(separator: "\n")
+            XCTAssertEqual(lines.count, 1, outcome.stderr)
+            XCTAssertTrue(lines.first?.hasPrefix("rainforest: ") ?? false, outcome.stderr)
+            for needle in needles {
+                XCTAssertTrue(outcome.stderr.contains(needle), "'\(needle)' in: \(outcome.stderr)")
+            }
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output))
+    }
+}
