@@ -170,8 +170,9 @@ final class ImageFolder: CardProvider {
         return words.isEmpty ? fileName : words.joined(separator: " ")
     }
 
-    /// ImageError's reason, told more exactly for the two cases whose cause the header reader
-    /// cannot see: an empty file and a link to nothing.
+    /// ImageError's reason, told more exactly for the cases whose cause the header reader
+    /// cannot see: an empty file, a link to nothing, a name that is not UTF-8 (the listing
+    /// decoded it with replacement characters, so the path no longer names the file).
     private static func reason(for error: ImageError, path: String) -> String {
         var info = stat()
         switch error {
@@ -179,6 +180,8 @@ final class ImageFolder: CardProvider {
             return "not an image (the file is empty)"
         case .fileMissing where lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK:
             return "cannot read (a link to a missing file)"
+        case .fileMissing where path.contains("\u{FFFD}"):
+            return "cannot read (the file's name is not UTF-8)"
         default:
             return error.reason
         }

@@ -100,6 +100,17 @@ final class ImagesFolderTests: XCTestCase {
         XCTAssertEqual(card("cut-short.jpg").description, "The file is truncated (JPEG header cut short)")
         XCTAssertEqual(card("dangling.jpg").description, "Cannot read (a link to a missing file)")
         XCTAssertEqual(card("gone.png").description, "No such file", "a file deleted since the listing")
+        // A Latin-1 name: listed with a replacement character, so its path names no file.
+        let latin1 = folder.appendingPathComponent("Latin").path
+        try FileManager.default.createDirectory(atPath: latin1, withIntermediateDirectories: false)
+        let raw = (Array((latin1 + "/caf").utf8) + [0xE9] + Array(".jpg".utf8) + [0]).map { CChar(bitPattern: $0) }
+        let descriptor = open(raw, O_CREAT | O_WRONLY, 0o644)
+        XCTAssertGreaterThanOrEqual(descriptor, 0)
+        close(descriptor)
+        let listed = try ImageFolder.list(URL(fileURLWithPath: latin1))
+        XCTAssertEqual(listed, ["caf\u{FFFD}.jpg"])
+        XCTAssertEqual(ImageFolder.item(forFile: listed[0], in: URL(fileURLWithPath: latin1)).entry.card.description,
+                       "Cannot read (the file's name is not UTF-8)")
         // Error cards take the fallback aspect, like any card whose photo cannot be read.
         XCTAssertEqual(CardDeck.cardHeight(imageSize: try? ImageFolder.item(forFile: "notes.jpg", in: folder).entry.imageSize.get()),
                        240 + 300)
