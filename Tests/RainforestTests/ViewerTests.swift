@@ -15,16 +15,9 @@ final class ViewerTests: XCTestCase {
         MainActor.assumeIsolated { DisplayScheduler.shared.uninstall() }
     }
 
-    /// Turns until `done()` (a hang guard of 30 s, not a timing check).
     @MainActor
     private static func turn(_ app: Application, until done: () -> Bool, file: StaticString = #filePath, line: UInt = #line) {
-        let start = MonotonicClock.now()
-        while !done() && MonotonicClock.now() - start < 30 {
-            app.runTurn()
-            app.runLoop.setNeedsFrame()
-            app.runLoop.waitForNextFrame()
-        }
-        XCTAssertTrue(done(), file: file, line: line)
+        RainforestTestSupport.turn(app, until: done, file: file, line: line)
     }
 
     func testALaidOutAgainGridKeepsItsCardsAndAFavouriteOutlivesItsCard() throws {

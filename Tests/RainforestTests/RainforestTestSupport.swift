@@ -1,0 +1,38 @@
+import Canopy
+import CanopyGraphics
+import CanopySDL
+import Foundation
+import XCTest
+
+/// What the Rainforest tests share: turning a headless application until something happened, and
+/// recognising an error card in a screenshot.
+enum RainforestTestSupport {
+    /// Turns `app` until `done()` (a hang guard of 30 s, not a timing check).
+    @MainActor
+    static func turn(_ app: Application, until done: () -> Bool, file: StaticString = #filePath, line: UInt = #line) {
+        let start = MonotonicClock.now()
+        while !done() && MonotonicClock.now() - start < 30 {
+            app.runTurn()
+            app.runLoop.setNeedsFrame()
+            app.runLoop.waitForNextFrame()
+        }
+        XCTAssertTrue(done(), file: file, line: line)
+    }
+
+    /// Checks that the left column's first card of a 700 pt wide screenshot (x 25, a 4:3 card,
+    /// its photo area y 10 to 250) shows the image node's error state: grey 0.85 with the reason
+    /// written on it in dark grey.
+    static func assertFirstCardShowsAnError(_ shot: Bitmap, file: StaticString = #filePath, line: UInt = #line) {
+        let photoRows = 20..<240
+        let errorFill = photoRows.filter { y in (35..<335).contains { x in
+            let p = shot.pixel(x: x, y: y)
+            return p.r == 217 && p.g == 217 && p.b == 217
+        } }.count
+        XCTAssertGreaterThan(errorFill, 100, "the error state's grey", file: file, line: line)
+        let inked = photoRows.filter { y in (35..<335).contains { x in
+            let p = shot.pixel(x: x, y: y)
+            return p.r < 120 && p.g < 120 && p.b < 120
+        } }.count
+        XCTAssertGreaterThan(inked, 8, "the reason, written on it", file: file, line: line)
+    }
+}
