@@ -133,8 +133,7 @@ extension DisplayNode {
             displayDidLand(hadContents: false)
             return
         }
-        // A synchronous display lands before the frame is drawn: no placeholder to show.
-        if layer.contents == nil && displaysAsynchronously { showPlaceholderIfNeeded() }
+        if layer.contents == nil { showPlaceholderIfNeeded() }
         let size = bounds.size
         let parameters: (any Sendable)? = rasterizesSubtree ? RasterizedSubtree(capturing: self) : drawParameters()
         let nodeType: DisplayNode.Type = rasterizesSubtree ? RasterizingDrawer.self : type(of: self)

@@ -81,7 +81,8 @@ extension DisplayNode {
         guard let layer = layerIfLoaded else { return }
         let (enabled, current, color) = state.withLock { ($0.placeholderEnabled, $0.placeholder, $0.placeholderColor) }
         if let current, !current.isLeaving { return }    // it covers the node already
-        guard enabled, !isSubtreeDisplayed, !placeholdersSuppressed else { return }
+        // A node that displays synchronously has its contents before the frame is drawn.
+        guard enabled, displaysAsynchronously, !isSubtreeDisplayed, !placeholdersSuppressed else { return }
         if let current {
             // Leaving over contents that are gone again: its fade (or the wait for it) ends here.
             state.withLock { $0.placeholder?.isLeaving = false }

@@ -85,6 +85,22 @@ final class PlaceholderTests: XCTestCase {
         }
     }
 
+    func testANodeThatDisplaysSynchronouslyNeverShowsItsPlaceholder() {
+        MainActor.assumeIsolated {
+            let loop = Self.makeLoop()
+            let node = FillNode()
+            node.placeholderEnabled = true
+            node.contentsFadeDuration = 0.6
+            node.displaysAsynchronously = false
+            node.frame = CGRect(x: 0, y: 0, width: 20, height: 10)
+            _ = node.layer
+            XCTAssertFalse(node.isShowingPlaceholder, "its contents come before the frame is drawn")
+            loop.runTurn()
+            XCTAssertNotNil(node.layerIfLoaded?.contents)
+            XCTAssertNil(Self.placeholder(of: node))
+        }
+    }
+
     func testThePlaceholderWaitsForEverySubnodeAndStaysOnTop() {
         MainActor.assumeIsolated {
             let loop = Self.makeLoop()

@@ -165,6 +165,7 @@ final class ViewerTests: XCTestCase {
             let mainCard = try XCTUnwrap(viewer.card(at: 0))
             XCTAssertFalse(mainCard.displaysAsynchronously)
             XCTAssertFalse(mainCard.background.displaysAsynchronously)
+            XCTAssertFalse(mainCard.isShowingPlaceholder, "drawn before the frame: no placeholder, not even fading")
             XCTAssertNil(asyncCard.supernode)
             // Popcorn: each part on its own layer.
             viewer.mode = ViewerMode(popcorn: true)
