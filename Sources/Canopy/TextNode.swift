@@ -141,7 +141,7 @@ open class TextNode: DisplayNode, @unchecked Sendable {
 
     /// Room for every shadow in the texts: its offset plus three blur radii (what the drawing's
     /// blur spreads ink over), rounded up to whole points.
-    static func padding(for texts: AttributedString...) -> EdgeInsets {
+    public static func padding(for texts: AttributedString...) -> EdgeInsets {
         var padding = EdgeInsets()
         for text in texts {
             for (shadow, _) in text.runs[AttributeScopes.CanopyAttributes.ShadowAttribute.self] {

@@ -110,12 +110,18 @@ final class CardNode: CellNode, @unchecked Sendable {
     }
 
     /// As many whole description lines as fit the text area between its margins, the credit line
-    /// and its spacing (so a long description ends with "…" instead of running under the credit).
+    /// and its spacing (so a long description ends with "…" instead of running under the credit),
+    /// counting the room each text node keeps around its text for the soft shadow.
     static func descriptionLineLimit(scale: CGFloat) -> Int {
         guard let description = try? FontRegistry.shared.metrics(of: CardArtist.descriptionFont, scale: scale),
               let credit = try? FontRegistry.shared.metrics(of: creditFont, scale: scale) else { return 0 }
-        // 20 above the description, 8 below it, the credit line and 12 below that.
-        let available = CardDeck.textAreaHeight - 20 - 8 - credit.lineHeight - 12
+        let shadow = TextNode.padding(for: AttributedString("x", font: CardArtist.descriptionFont, color: .white,
+                                                            shadow: CardArtist.textShadow))
+        let shadowHeight = shadow.top + shadow.bottom
+        // 20 above the description, 8 below it, the credit line and 12 below that; the shadows'
+        // room on both texts.
+        let creditRow = credit.lineHeight + shadowHeight + 12
+        let available = CardDeck.textAreaHeight - 20 - 8 - creditRow - shadowHeight
         return max(1, Int(available / description.lineHeight))
     }
 }

@@ -22,13 +22,13 @@ final class CardNodeTests: XCTestCase {
 
     /// A card of the first embedded entry (with `description` if given), laid out and displayed now.
     @MainActor
-    private static func displayedCard(description: String? = nil) throws -> (CardNode, Bitmap) {
+    private static func displayedCard(description: String? = nil, scale: CGFloat = 1) throws -> (CardNode, Bitmap) {
         let deck = try CardDeck.load(resources: Resources(root: resources), itemCount: nil)
         var entry = deck.entry(at: 0)
         if let description { entry.card.description = description }
         let loop = Canopy.RunLoop()
-        DisplayScheduler.shared.install(on: loop, scale: 1)
-        let card = CardNode(index: 0, entry: entry, imagePath: resources.appendingPathComponent(entry.card.image).path, scale: 1)
+        DisplayScheduler.shared.install(on: loop, scale: scale)
+        let card = CardNode(index: 0, entry: entry, imagePath: resources.appendingPathComponent(entry.card.image).path, scale: scale)
         card.layoutAndApply(CardLayout.sizeRange)
         card.recursivelyEnsureDisplaySynchronously(true)
         return (card, try XCTUnwrap(card.layer.contents))
@@ -68,10 +68,17 @@ final class CardNodeTests: XCTestCase {
     func testALongDescriptionEndsWithAnEllipsisAboveTheCredit() throws {
         try MainActor.assumeIsolated {
             let long = Array(repeating: "Rain falls on the canopy and drips down to the forest floor.", count: 30).joined(separator: " ")
-            let (card, _) = try Self.displayedCard(description: long)
-            XCTAssertTrue(card.details.isTruncated)
-            XCTAssertLessThanOrEqual(card.details.frame.maxY, card.credit.frame.minY, "the description stays above the credit")
-            XCTAssertEqual(card.details.lineCount, CardNode.descriptionLineLimit(scale: 1))
+            for scale: CGFloat in [1, 2] {
+                let (card, _) = try Self.displayedCard(description: long, scale: scale)
+                XCTAssertTrue(card.details.isTruncated)
+                XCTAssertLessThanOrEqual(card.details.frame.maxY, card.credit.frame.minY, "the description stays above the credit")
+                XCTAssertEqual(card.details.lineCount, CardNode.descriptionLineLimit(scale: scale))
+                // Every line, the last with its "…", fits the node's frame: it was not squeezed
+                // (a squeezed node's last lines are cut off by the card's clip).
+                let natural = card.details.layoutThatFits(SizeRange(min: .zero, max: CGSize(width: card.details.frame.width, height: .infinity)))
+                XCTAssertLessThanOrEqual(natural.size.height, card.details.frame.height + 0.5, "scale \(scale)")
+                DisplayScheduler.shared.uninstall()
+            }
         }
     }
 
