@@ -88,17 +88,24 @@ public final class DisplayScheduler: Sendable {
     /// Serialises the displays of slow-draw mode.
     private let slowDrawTurn = Mutex(())
 
-    /// Runs a display's drawing on a worker, slowed down and serialised in slow-draw mode.
+    /// Runs a display's drawing on a worker, slowed down and serialised in slow-draw mode. A display
+    /// waiting for its turn keeps polling its cancellation (so a cancelled one frees its worker at
+    /// once), and the delay is read again once it has the turn (turning the mode off speeds up the
+    /// displays already waiting).
     func runDisplay<T>(isCancelled: @Sendable () -> Bool, _ draw: () -> T?) -> T? {
-        let delay = slowDrawDelay
-        guard delay > 0 else { return draw() }
-        return slowDrawTurn.withLock { _ -> T? in
-            let end = MonotonicClock.now() + delay
-            while MonotonicClock.now() < end {
-                if isCancelled() { return nil }
-                Thread.sleep(forTimeInterval: min(0.01, max(0, end - MonotonicClock.now())))
+        guard slowDrawDelay > 0 else { return draw() }
+        while true {
+            if isCancelled() { return nil }
+            let outcome: T?? = slowDrawTurn.withLockIfAvailable { _ -> T? in
+                let end = MonotonicClock.now() + slowDrawDelay
+                while MonotonicClock.now() < end {
+                    if isCancelled() { return nil }
+                    Thread.sleep(forTimeInterval: min(0.01, max(0, end - MonotonicClock.now())))
+                }
+                return isCancelled() ? nil : draw()
             }
-            return isCancelled() ? nil : draw()
+            if let outcome { return outcome }
+            Thread.sleep(forTimeInterval: 0.002)
         }
     }
 

@@ -85,7 +85,8 @@ extension BenchCommand {
             }
         }
         report.runs = runs
-        report.comparison = BenchReport.compare(runs)
+        let comparison = BenchReport.compare(runs)
+        report.comparison = comparison.isEmpty ? nil : comparison
         print("bench: scrolling \(content.summary) (pages of \(options.pageSize)), \(size) pt, \(duration) s per run, \(report.environment.renderer ?? "?") renderer (\(report.environment.videoDriver ?? "?")), paced at 60 Hz, a new window per run")
         print(report.table)
         if !report.comparisonText.isEmpty { print(report.comparisonText) }

@@ -28,8 +28,11 @@ final class CardSource: CollectionDataSource, CollectionDelegate {
         var scale: CGFloat = 1
         var selected: Int?
         var mode = ViewerMode()
-        /// Saved favourites not yet matched with their card: item and card name.
-        var saved: [Int: String] = [:]
+        /// Batch fetches begun so far (the latest is the only one whose result counts).
+        var fetches = 0
+        /// Saved favourites not yet matched with their card (item and card name; another run's
+        /// cards may have had others at the same items).
+        var saved: Set<FavouritesStore.Entry> = []
     }
     private let state: Mutex<State>
     /// Where favourites are kept across runs; nil keeps them for this run only.
@@ -40,7 +43,7 @@ final class CardSource: CollectionDataSource, CollectionDelegate {
         self.pageSize = max(1, pageSize)
         self.favouritesStore = favouritesStore
         var initial = State(loaded: provider.initialCount(pageSize: max(1, pageSize)))
-        for entry in favouritesStore?.load() ?? [] where entry.item >= 0 { initial.saved[entry.item] = entry.name }
+        initial.saved = Set((favouritesStore?.load() ?? []).filter { $0.item >= 0 })
         state = Mutex(initial)
     }
 
@@ -110,8 +113,7 @@ final class CardSource: CollectionDataSource, CollectionDelegate {
         let item = provider.item(at: index)
         let (scale, isFavourite, mode) = state.withLock { s in
             // A favourite saved by an earlier run comes back on the card it was given to.
-            if let name = s.saved[index], name == item.entry.card.name {
-                s.saved[index] = nil
+            if s.saved.remove(FavouritesStore.Entry(item: index, name: item.entry.card.name)) != nil {
                 s.favourites.insert(index)
             }
             return (s.scale, s.favourites.contains(index), s.mode)
@@ -134,13 +136,15 @@ final class CardSource: CollectionDataSource, CollectionDelegate {
     /// Records a heart's new state (main thread) and saves the favourites, with those of earlier
     /// runs not seen yet.
     private func setFavourite(_ isFavourite: Bool, at index: Int) {
-        let (favourites, saved) = state.withLock { s -> (Set<Int>, [Int: String]) in
+        let name = provider.item(at: index).entry.card.name
+        let (favourites, saved) = state.withLock { s -> (Set<Int>, Set<FavouritesStore.Entry>) in
             if isFavourite { s.favourites.insert(index) } else { s.favourites.remove(index) }
-            s.saved[index] = nil
+            // Saved favourites of other cards at this item (another run's) stay saved.
+            s.saved.remove(FavouritesStore.Entry(item: index, name: name))
             return (s.favourites, s.saved)
         }
         let entries = favourites.map { FavouritesStore.Entry(item: $0, name: provider.item(at: $0).entry.card.name) }
-            + saved.map { FavouritesStore.Entry(item: $0.key, name: $0.value) }
+            + saved
         favouritesStore?.save(entries)
     }
 
@@ -159,9 +163,13 @@ final class CardSource: CollectionDataSource, CollectionDelegate {
     /// folder lists itself at the first fetch and reads a page of headers at each); the
     /// collection is told on the main thread.
     nonisolated func collectionNode(_ collectionNode: CollectionNode, willBeginBatchFetchWith context: BatchContext) {
+        // Each fetch is numbered: one that a reload cancelled may still be reading when the next
+        // begins (the context is the collection's, shared), and its result must neither insert
+        // nor complete the newer fetch.
+        let number = state.withLock { s -> Int in s.fetches += 1; return s.fetches }
         let ready = provider.load(upTo: state.withLock { $0.loaded } + pageSize)
         DisplayScheduler.shared.runLoop?.perform { [self] in
-            guard !context.batchFetchingWasCancelled else { return }
+            guard !context.batchFetchingWasCancelled, state.withLock({ $0.fetches }) == number else { return }
             let start = loadedCount
             if ready > start {
                 state.withLock { $0.loaded = ready }

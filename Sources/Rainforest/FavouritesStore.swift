@@ -46,7 +46,7 @@ struct FavouritesStore: Sendable {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try encoder.encode(File(favourites: entries.sorted { $0.item < $1.item })).write(to: url, options: .atomic)
+            try encoder.encode(File(favourites: entries.sorted { ($0.item, $0.name) < ($1.item, $1.name) })).write(to: url, options: .atomic)
         } catch {
             FileHandle.standardError.write(Data("rainforest: \(url.path): cannot save the favourites (\(error.localizedDescription))\n".utf8))
         }

@@ -60,7 +60,10 @@ final class ImageFolder: CardProvider {
         guard ready < end else { return min(ready, max(0, count)) }
         let page = names[ready..<end].map { Self.item(forFile: $0, in: url) }
         return state.withLock { s in
-            s.items += page
+            // Calls may overlap (a fetch cancelled by a reload is still reading when the next
+            // starts): append only what another call has not appended meanwhile, so every file
+            // appears once and in order.
+            if s.items.count < end { s.items += page.suffix(end - s.items.count) }
             return min(s.items.count, count)
         }
     }

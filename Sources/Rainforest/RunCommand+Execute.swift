@@ -21,7 +21,7 @@ extension RunCommand {
         HelpEntry("M", "main-thread mode: every card made and drawn on the main thread, no preloading"),
         HelpEntry("P", "popcorn mode: each part of a card on its own layer, popping in as it is drawn"),
         HelpEntry("A", "fade-in of arriving cards, on or off"),
-        HelpEntry("D", "slow-draw mode: one display at a time, 100 ms slower each"),
+        HelpEntry("D", "slow-draw mode: one asynchronous display at a time, 100 ms slower each"),
         HelpEntry("T", "start a trace, and stop it: writes Chrome trace JSON (open it in Perfetto)"),
         HelpEntry("F12", "write a screenshot PNG in the current folder"),
         HelpEntry("F1, ?", "this help"),
@@ -111,7 +111,13 @@ extension RunCommand {
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyyMMdd-HHmmss"
         formatter.locale = Locale(identifier: "en_US_POSIX")
-        let path = FileManager.default.currentDirectoryPath + "/rainforest-\(formatter.string(from: Date())).png"
+        let stem = FileManager.default.currentDirectoryPath + "/rainforest-\(formatter.string(from: Date()))"
+        // Two in the same second: -2, -3, ... rather than overwriting.
+        var path = stem + ".png", number = 1
+        while FileManager.default.fileExists(atPath: path) {
+            number += 1
+            path = stem + "-\(number).png"
+        }
         guard let frame = app.captureFrame() else { return "screenshot: could not read the frame back" }
         do {
             try frame.writePNG(to: path)

@@ -15,7 +15,8 @@ struct ViewerMode: Equatable, Sendable, CustomStringConvertible {
     var popcorn = false
     /// Cards fade in over 0.6 s when their contents arrive.
     var fadesIn = true
-    /// Displays run one at a time, each 100 ms slower, to watch placeholders and cancellation.
+    /// Asynchronous displays run one at a time, each 100 ms slower, to watch placeholders and
+    /// cancellation (main-thread mode has none to slow).
     var slowDraw = false
 
     static let slowDrawDelay: TimeInterval = 0.1
@@ -61,7 +62,9 @@ extension CardNode {
         }
         if mode.mainThread {
             displaysAsynchronously = false
-            for part in [background, photo, gradient, title, details, credit, favourite] as [DisplayNode] {
+            // Every node that draws, the button's own parts included (in popcorn mode each has a layer).
+            for part in [background, photo, gradient, title, details, credit, favourite,
+                         favourite.imageNode, favourite.titleNode, favourite.backgroundImageNode] as [DisplayNode] {
                 part.displaysAsynchronously = false
             }
         }

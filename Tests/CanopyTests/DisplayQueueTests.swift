@@ -229,4 +229,34 @@ final class AsyncTransactionTests: XCTestCase {
             XCTAssertEqual(transaction.state, .completed)
         }
     }
+
+    func testASlowDrawWaitingForItsTurnStopsWhenCancelled() {
+        DisplayScheduler.shared.slowDrawDelay = 0.01
+        defer { DisplayScheduler.shared.slowDrawDelay = 0 }
+        let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
+        // The first display holds the turn (its drawing waits for `release`).
+        Thread {
+            _ = DisplayScheduler.shared.runDisplay(isCancelled: { false }) { () -> Int? in
+                holding.signal()
+                _ = release.wait(timeout: .now() + 30)
+                return 1
+            }
+            finished.signal()
+        }.start()
+        XCTAssertEqual(holding.wait(timeout: .now() + 30), .success)
+        // The second waits for the turn; cancelled, it gives up without it.
+        let cancelled = Atomic<Bool>(false)
+        let second = DispatchSemaphore(value: 0)
+        let result = Mutex<Int??>(nil)
+        Thread {
+            let value = DisplayScheduler.shared.runDisplay(isCancelled: { cancelled.load(ordering: .acquiring) }) { () -> Int? in 2 }
+            result.withLock { $0 = .some(value) }
+            second.signal()
+        }.start()
+        cancelled.store(true, ordering: .releasing)
+        XCTAssertEqual(second.wait(timeout: .now() + 30), .success, "a cancelled display stops waiting for the turn")
+        XCTAssertEqual(result.withLock { $0 }, .some(nil))
+        release.signal()
+        XCTAssertEqual(finished.wait(timeout: .now() + 30), .success)
+    }
 }

@@ -116,6 +116,14 @@ final class ImagesFolderTests: XCTestCase {
                        240 + 300)
     }
 
+    func testOverlappingLoadsShowEveryFileOnceInOrder() throws {
+        // A fetch cancelled by a reload may still be reading when the next one starts.
+        let provider = ImageFolder(url: folder)
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in _ = provider.load(upTo: 5) }
+        XCTAssertEqual(provider.load(upTo: 100), Self.shown.count)
+        XCTAssertEqual((0..<Self.shown.count).map { provider.item(at: $0).entry.card.credit }, Self.shown)
+    }
+
     func testTheFolderIsReadOnlyAsFarAsThePagesAskedFor() throws {
         let provider = ImageFolder(url: folder)
         XCTAssertEqual(provider.initialCount(pageSize: 500), 0, "nothing is read before the first batch fetch")

@@ -174,6 +174,14 @@ final class ViewerTests: XCTestCase {
             XCTAssertFalse(popcorn.rasterizesSubtree)
             XCTAssertNotNil(popcorn.background.layerIfLoaded?.contents)
             XCTAssertTrue(popcorn.photo.layerIfLoaded?.superlayer === popcorn.layerIfLoaded)
+            // Main-thread popcorn: every part, the heart's image included, draws on the main thread.
+            viewer.mode = ViewerMode(mainThread: true, popcorn: true)
+            Self.turn(app) { viewer.card(at: 0) !== popcorn && viewer.isDisplayComplete }
+            let mainPopcorn = try XCTUnwrap(viewer.card(at: 0))
+            XCTAssertFalse(mainPopcorn.favourite.imageNode.displaysAsynchronously)
+            let rasters = DisplayScheduler.shared.rasterStatistics.completed
+            for _ in 0..<10 { app.runTurn() }
+            XCTAssertEqual(DisplayScheduler.shared.rasterStatistics.completed, rasters, "nothing drawn on the workers")
             // Slow draw slows the scheduler down, and back.
             viewer.mode.slowDraw = true
             XCTAssertEqual(DisplayScheduler.shared.slowDrawDelay, 0.1)
