@@ -21,8 +21,13 @@ final class CommandLineTests: XCTestCase {
         .deletingLastPathComponent()
 
     func run(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Outcome {
+        try Self.runBinary(arguments, environment: extra)
+    }
+
+    /// Runs the binary built beside the tests, headless, and collects what it printed.
+    static func runBinary(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Outcome {
         let process = Process()
-        process.executableURL = Self.binary
+        process.executableURL = binary
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["DISPLAY"] = nil          // headless commands must not need a display server

@@ -228,24 +228,9 @@ final class ImagesFolderTests: XCTestCase {
 
     // MARK: The command line
 
-    /// Runs the binary built beside the tests, headless (as `CommandLineTests` does).
+    /// Runs the binary built beside the tests, headless (`CommandLineTests.runBinary`).
     private func run(_ arguments: [String]) throws -> CommandLineTests.Outcome {
-        let process = Process()
-        process.executableURL = CommandLineTests.binary
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["DISPLAY"] = nil
-        environment["WAYLAND_DISPLAY"] = nil
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return .init(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                     stderr: String(decoding: errData, as: UTF8.self))
+        try CommandLineTests.runBinary(arguments)
     }
 
     func testScreenshotOfAFolderWritesAPNGWithItsCards() throws {
