@@ -187,6 +187,16 @@ enum ProcessMemory {
         return 0
     }
 
+    /// The resident set size now, in megabytes (VmRSS).
+    static func currentResidentMB() -> Double {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            let kb = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Double($0) } ?? 0
+            return kb / 1024
+        }
+        return 0
+    }
+
     /// Resets the peak to the current size (Linux: writing 5 to clear_refs), so each run
     /// reports its own peak.
     static func resetPeak() {

@@ -6,7 +6,7 @@ struct RainforestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rainforest",
         abstract: "Scrolls a collection of rainforest animal cards, drawn off the main thread by Canopy.",
-        subcommands: [RunCommand.self, ScreenshotCommand.self, BenchCommand.self],
+        subcommands: [RunCommand.self, ScreenshotCommand.self, BenchCommand.self, SoakCommand.self],
         defaultSubcommand: RunCommand.self
     )
 }

@@ -14,6 +14,7 @@ enum RainforestMain {
             case let run as RunCommand: try run.execute()
             case let screenshot as ScreenshotCommand: try screenshot.execute()
             case let bench as BenchCommand: try bench.execute()
+            case let soak as SoakCommand: try soak.execute()
             default: // the parser's own commands, such as `help`
                 var other = command
                 try other.run()

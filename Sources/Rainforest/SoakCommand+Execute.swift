@@ -1,0 +1,134 @@
+import Canopy
+import CanopyGraphics
+import CanopySDL
+import Foundation
+import Synchronization
+
+extension SoakCommand {
+    /// A turn that has not ended after this long is a hang: the run stops with status 3.
+    static let hangLimit: TimeInterval = 10
+
+    @MainActor
+    func execute() throws {
+        var options = collection
+        if options.cards == nil && options.images == nil { options.cards = 1000 }
+        let seed = self.seed ?? UInt64.random(in: 1...UInt64.max)
+        var random = SoakRandom(seed: seed)
+        let session = try Session(collection: options, headless: true)
+        defer { session.app.close() }
+        let app = session.app, viewer = session.viewer
+        app.statusLines = { [viewer.source.statusLine, "mode: \(viewer.mode.names.joined(separator: " + ")) · soak"] }
+        print("soak: \(String(format: "%g", minutes)) min, seed \(seed) (rainforest soak --seed \(seed) repeats it), \(app.rendererName) renderer")
+
+        // The watchdog: the main thread stamps every turn; a stamp older than the limit is a hang.
+        let lastTurn = Mutex(MonotonicClock.now())
+        let done = Atomic<Bool>(false)
+        Thread {
+            while !done.load(ordering: .acquiring) {
+                Thread.sleep(forTimeInterval: 1)
+                let age = MonotonicClock.now() - lastTurn.withLock { $0 }
+                if age > Self.hangLimit && !done.load(ordering: .acquiring) {
+                    FileHandle.standardError.write(Data("soak: hang: no frame for \(Int(age)) s\n".utf8))
+                    Foundation.exit(3)
+                }
+            }
+        }.start()
+        defer { done.store(true, ordering: .releasing) }
+
+        let driver = SoakDriver(app: app, viewer: viewer, stamp: { lastTurn.withLock { $0 = MonotonicClock.now() } })
+        let start = MonotonicClock.now()
+        var report: [SoakMinute] = []
+        let totalMinutes = Int(minutes.rounded(.up))
+        for minute in 1...totalMinutes {
+            let end = start + min(minutes, Double(minute)) * 60
+            var frames = 0, dropped = 0, actions = 0
+            while MonotonicClock.now() < end - SoakDriver.settleTime {
+                let (f, d) = driver.perform(driver.randomAction(using: &random), using: &random)
+                frames += f
+                dropped += d
+                actions += 1
+            }
+            // Back to the top, in the default mode, settled: textures should be what they were.
+            let (f, d) = driver.settleAtTop()
+            frames += f
+            dropped += d
+            let row = SoakMinute(minute: minute, frames: frames, droppedFrames: dropped, actions: actions,
+                                 rssMB: ProcessMemory.currentResidentMB(),
+                                 steadyTextureMB: Double(app.compositor.textureBytes) / 1_048_576)
+            report.append(row)
+            print(String(format: "minute %d: %d frames, %d dropped, %d actions, rss %.1f MB, textures at rest %.1f MB",
+                         row.minute, row.frames, row.droppedFrames, row.actions, row.rssMB, row.steadyTextureMB))
+        }
+        let verdict = SoakVerdict(report)
+        print(verdict.summary)
+        if let json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            do {
+                try encoder.encode(SoakReport(seed: seed, minutes: report, rssGrowth: verdict.rssGrowth,
+                                              textureSpread: verdict.textureSpread, passed: verdict.passed))
+                    .write(to: URL(fileURLWithPath: json))
+                print("wrote \(json)")
+            } catch {
+                throw UserFacingError(message: "\(json): cannot write (\(error.localizedDescription))", status: 1)
+            }
+        }
+        if !verdict.passed { throw UserFacingError(message: "soak: failed: \(verdict.failures.joined(separator: "; "))", status: 1) }
+    }
+}
+
+/// What `--json` writes.
+struct SoakReport: Codable, Sendable {
+    var seed: UInt64
+    var minutes: [SoakMinute]
+    var rssGrowth: Double?
+    var textureSpread: Double
+    var passed: Bool
+    enum CodingKeys: String, CodingKey {
+        case seed, minutes, passed
+        case rssGrowth = "rss_growth_after_first_minute"
+        case textureSpread = "steady_texture_spread"
+    }
+}
+
+/// The soak's criteria: resident memory grows less than 5% after the first minute, and texture
+/// memory at rest comes back to the same value (within 10%, a card more or less in range) every
+/// minute.
+struct SoakVerdict {
+    static let maximumRSSGrowth = 0.05
+    static let maximumTextureSpread = 0.10
+
+    let rssGrowth: Double?
+    let textureSpread: Double
+    let failures: [String]
+    var passed: Bool { failures.isEmpty }
+
+    init(_ minutes: [SoakMinute]) {
+        var failures: [String] = []
+        if let first = minutes.first, minutes.count > 1, first.rssMB > 0 {
+            let peak = minutes.dropFirst().map(\.rssMB).max() ?? first.rssMB
+            rssGrowth = (peak - first.rssMB) / first.rssMB
+            if rssGrowth! >= Self.maximumRSSGrowth {
+                failures.append(String(format: "resident memory grew %.1f%% after the first minute", rssGrowth! * 100))
+            }
+        } else {
+            rssGrowth = nil
+        }
+        let textures = minutes.map(\.steadyTextureMB)
+        if let low = textures.min(), let high = textures.max(), high > 0 {
+            textureSpread = (high - low) / high
+        } else {
+            textureSpread = 0
+        }
+        if textureSpread > Self.maximumTextureSpread {
+            failures.append(String(format: "texture memory at rest varied by %.0f%%", textureSpread * 100))
+        }
+        self.failures = failures
+    }
+
+    var summary: String {
+        let growth = rssGrowth.map { String(format: "%+.1f%%", $0 * 100) } ?? "n/a (one minute)"
+        return "soak: rss after the first minute \(growth) (limit +5%), texture memory at rest within "
+            + String(format: "%.1f%%", textureSpread * 100) + " (limit 10%): " + (passed ? "passed" : "FAILED")
+    }
+}

@@ -1,0 +1,157 @@
+import Canopy
+import CanopySDL
+import Foundation
+
+/// Drives a headless viewer as a restless user would, one random action at a time, each spread
+/// over the frames it takes (paced at 60 Hz), counting frames and dropped frames.
+@MainActor
+struct SoakDriver {
+    /// What one action does.
+    enum Action: CaseIterable {
+        case wheel, fling, drag, page, jump, home, end, resize, mode, overlay, favourite, select, reload
+    }
+
+    /// The time kept at the end of each minute to settle at the top.
+    static let settleTime: TimeInterval = 3
+    static let defaultSize = Session.defaultSize.cgSize
+
+    let app: Application
+    let viewer: Viewer
+    /// Called after every turn (the watchdog's heartbeat).
+    let stamp: () -> Void
+
+    func randomAction(using random: inout SoakRandom) -> Action {
+        // Scrolling is what users do most.
+        let weighted: [(Action, Int)] = [(.wheel, 6), (.fling, 5), (.drag, 3), (.page, 3), (.jump, 2), (.home, 1), (.end, 1),
+                                         (.resize, 1), (.mode, 2), (.overlay, 2), (.favourite, 2), (.select, 1), (.reload, 1)]
+        var pick = Int.random(in: 0..<weighted.map(\.1).reduce(0, +), using: &random)
+        for (action, weight) in weighted {
+            if pick < weight { return action }
+            pick -= weight
+        }
+        return .wheel
+    }
+
+    /// Performs an action and the frames that follow it; returns the frames and the dropped ones.
+    func perform(_ action: Action, using random: inout SoakRandom) -> (frames: Int, dropped: Int) {
+        var counter = FrameCounter()
+        let centre = CGPoint(x: app.size.width / 2, y: app.size.height / 2)
+        func send(_ event: InputEvent) { viewer.handle(event, at: MonotonicClock.now()) }
+        switch action {
+        case .wheel:
+            let down: CGFloat = Bool.random(using: &random) ? 1 : -1
+            for _ in 0..<Int.random(in: 1...12, using: &random) {
+                send(.wheel(WheelEvent(kind: .clicks, deltaY: down, location: centre, time: MonotonicClock.now())))
+                counter.run(frames: 2, self)
+            }
+            counter.run(frames: 20, self)
+        case .fling:
+            // Precise deltas (a trackpad), then nothing: the physics flings on.
+            let step = CGFloat.random(in: 15...80, using: &random) * (Bool.random(using: &random) ? 1 : -1)
+            for _ in 0..<Int.random(in: 4...12, using: &random) {
+                send(.wheel(WheelEvent(kind: .precise, deltaY: step, location: centre, time: MonotonicClock.now())))
+                counter.run(frames: 1, self)
+            }
+            counter.run(frames: 90, self)
+        case .drag:
+            var point = centre
+            send(.pointerDown(.left, point, clickCount: 1))
+            let dy = CGFloat.random(in: -40...40, using: &random)
+            for _ in 0..<Int.random(in: 5...20, using: &random) {
+                point.y += dy
+                send(.pointerMoved(point))
+                counter.run(frames: 1, self)
+            }
+            send(.pointerUp(.left, point))
+            counter.run(frames: 60, self)
+        case .page:
+            send(.key(KeyEvent(key: Bool.random(using: &random) ? .pageDown : .pageUp, time: MonotonicClock.now())))
+            counter.run(frames: 25, self)
+        case .jump:
+            viewer.scroll(to: CGFloat.random(in: 0...max(1, viewer.collection.maximumContentOffset), using: &random))
+            counter.run(frames: 40, self)
+        case .home, .end:
+            send(.key(KeyEvent(key: action == .home ? .home : .end, time: MonotonicClock.now())))
+            counter.run(frames: 40, self)
+        case .resize:
+            let size = CGSize(width: CGFloat(Int.random(in: 340...1600, using: &random)),
+                              height: CGFloat(Int.random(in: 200...1000, using: &random)))
+            resize(to: size)
+            counter.run(frames: 30, self)
+        case .mode:
+            // Slow draw now and then, and never for long: each mode change reloads the cards.
+            viewer.mode = ViewerMode(mainThread: Int.random(in: 0..<4, using: &random) == 0,
+                                     popcorn: Int.random(in: 0..<4, using: &random) == 0,
+                                     fadesIn: Bool.random(using: &random),
+                                     slowDraw: Int.random(in: 0..<8, using: &random) == 0)
+            counter.run(frames: 60, self)
+        case .overlay:
+            switch Int.random(in: 0..<5, using: &random) {
+            case 0: app.showsHitTestSlop.toggle()
+            case 1: app.showsRanges.toggle()
+            case 2: app.showsImageScaling.toggle()
+            case 3: app.showsHelp.toggle()
+            default: app.showsFPS.toggle()
+            }
+            counter.run(frames: 15, self)
+        case .favourite, .select:
+            if let index = viewer.visibleIndices.randomElement(using: &random), let card = viewer.card(at: index),
+               card.isNodeLoaded {
+                let local = action == .favourite ? CGPoint(x: 12, y: 12) : CGPoint(x: card.frame.width / 2, y: card.frame.height - 40)
+                let point = (action == .favourite ? card.favourite : card).convert(local, to: nil)
+                send(.pointerDown(.left, point, clickCount: 1))
+                counter.run(frames: 2, self)
+                send(.pointerUp(.left, point))
+            }
+            counter.run(frames: 15, self)
+        case .reload:
+            viewer.collection.reloadData()
+            counter.run(frames: 40, self)
+        }
+        return (counter.frames, counter.dropped)
+    }
+
+    /// Back to the default size, mode and overlays at the top of the collection (just scrolled down
+    /// a point, so the ranges lead downwards as after start), then turns until every visible card
+    /// is on screen and the release and upload queues have had time to drain.
+    func settleAtTop() -> (frames: Int, dropped: Int) {
+        var counter = FrameCounter()
+        viewer.mode = ViewerMode()
+        app.showsHitTestSlop = false
+        app.showsRanges = false
+        app.showsImageScaling = false
+        app.showsHelp = false
+        app.showsFPS = true
+        if app.size != Self.defaultSize { resize(to: Self.defaultSize) }
+        viewer.scroll(to: 0)
+        counter.run(frames: 10, self)
+        viewer.scroll(to: 1)
+        let deadline = MonotonicClock.now() + 30
+        while MonotonicClock.now() < deadline && !viewer.isSettled { counter.run(frames: 1, self) }
+        counter.run(frames: 90, self)
+        return (counter.frames, counter.dropped)
+    }
+
+    private func resize(to size: CGSize) {
+        app.setSize(size)
+        viewer.handle(.resized(app.size, scale: app.scale), at: MonotonicClock.now())
+    }
+
+    /// Counts the frames an action takes.
+    struct FrameCounter {
+        var frames = 0
+        var dropped = 0
+
+        @MainActor
+        mutating func run(frames count: Int, _ driver: SoakDriver) {
+            for _ in 0..<count {
+                driver.app.runTurn()
+                driver.stamp()
+                frames += 1
+                if driver.app.runLoop.statistics.recent(1).first?.dropped == true { dropped += 1 }
+                driver.app.runLoop.setNeedsFrame()
+                driver.app.runLoop.waitForNextFrame()
+            }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import XCTest
+@testable import Rainforest
+
+/// The soak's verdict and a short soak through the binary.
+final class SoakTests: XCTestCase {
+    private func minute(_ n: Int, rss: Double, textures: Double) -> SoakMinute {
+        SoakMinute(minute: n, frames: 3600, droppedFrames: 0, actions: 80, rssMB: rss, steadyTextureMB: textures)
+    }
+
+    func testTheVerdictMeasuresGrowthAfterTheFirstMinuteAndTheTexturesAtRest() {
+        // 200 -> peak 209 after the first minute: +4.5%, under 5%; textures 4.8-5.0: 4% apart.
+        let good = SoakVerdict([minute(1, rss: 200, textures: 4.8), minute(2, rss: 209, textures: 5.0), minute(3, rss: 205, textures: 4.9)])
+        XCTAssertTrue(good.passed, good.summary)
+        XCTAssertEqual(good.rssGrowth!, 0.045, accuracy: 1e-9)
+        XCTAssertEqual(good.textureSpread, 0.04, accuracy: 1e-9)
+        // +5% exactly fails; so does a texture value 20% off.
+        let grew = SoakVerdict([minute(1, rss: 200, textures: 5), minute(2, rss: 210, textures: 5)])
+        XCTAssertFalse(grew.passed)
+        XCTAssertTrue(grew.failures[0].contains("5.0%"), grew.failures[0])
+        let leaked = SoakVerdict([minute(1, rss: 200, textures: 4), minute(2, rss: 200, textures: 5)])
+        XCTAssertFalse(leaked.passed)
+        // One minute: no growth to measure.
+        XCTAssertNil(SoakVerdict([minute(1, rss: 200, textures: 5)]).rssGrowth)
+    }
+
+    func testTheSameSeedMakesTheSameActions() {
+        var a = SoakRandom(seed: 99), b = SoakRandom(seed: 99), c = SoakRandom(seed: 100)
+        let first = (0..<20).map { _ in a.next() }
+        XCTAssertEqual(first, (0..<20).map { _ in b.next() })
+        XCTAssertNotEqual(first, (0..<20).map { _ in c.next() })
+    }
+
+    func testAShortSoakRunsReportsEachMinuteAndWritesJSON() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rainforest-soak-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let json = folder.appendingPathComponent("soak.json").path
+        // Two short "minutes" of 6 s each would take 12 s; 0.1 min is one minute of 6 s.
+        let outcome = try CommandLineTests.runBinary(["soak", "--minutes", "0.1", "--seed", "5", "--cards", "200",
+                                                      "--size", "800x600", "--json", json])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        XCTAssertTrue(outcome.stdout.contains("seed 5"), outcome.stdout)
+        XCTAssertTrue(outcome.stdout.contains("minute 1:"), outcome.stdout)
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
+        let minutes = try XCTUnwrap(object?["minutes"] as? [[String: Any]])
+        XCTAssertEqual(minutes.count, 1)
+        XCTAssertGreaterThan(minutes[0]["frames"] as? Int ?? 0, 0)
+        XCTAssertGreaterThan(minutes[0]["steady_texture_mb"] as? Double ?? 0, 0)
+        XCTAssertEqual(object?["passed"] as? Bool, true)
+    }
+}
