@@ -19,6 +19,7 @@ extension SoakCommand {
         let app = session.app, viewer = session.viewer
         app.statusLines = { [viewer.source.statusLine, "mode: \(viewer.mode.names.joined(separator: " + ")) · soak"] }
         print("soak: \(String(format: "%g", minutes)) min, seed \(seed) (rainforest soak --seed \(seed) repeats it), \(app.rendererName) renderer")
+        fflush(nil)
 
         // The watchdog: the main thread stamps every turn; a stamp older than the limit is a hang.
         let lastTurn = Mutex(MonotonicClock.now())
@@ -58,6 +59,7 @@ extension SoakCommand {
             report.append(row)
             print(String(format: "minute %d: %d frames, %d dropped, %d actions, rss %.1f MB, textures at rest %.1f MB",
                          row.minute, row.frames, row.droppedFrames, row.actions, row.rssMB, row.steadyTextureMB))
+            fflush(nil)  // each minute as it ends, even into a file or a pipe
         }
         let verdict = SoakVerdict(report)
         print(verdict.summary)
