@@ -7,6 +7,8 @@ import Synchronization
 extension SoakCommand {
     /// A turn that has not ended after this long is a hang: the run stops with status 3.
     static let hangLimit: TimeInterval = 10
+    /// Resident memory growth over one action worth a line.
+    static let notableGrowthMB = 4.0
 
     @MainActor
     func execute() throws {
@@ -44,10 +46,17 @@ extension SoakCommand {
             let end = start + min(minutes, Double(minute)) * 60
             var frames = 0, dropped = 0, actions = 0
             while MonotonicClock.now() < end - SoakDriver.settleTime {
-                let (f, d) = driver.perform(driver.randomAction(using: &random), using: &random)
+                let action = driver.randomAction(using: &random)
+                let before = ProcessMemory.currentResidentMB()
+                let (f, d) = driver.perform(action, using: &random)
                 frames += f
                 dropped += d
                 actions += 1
+                // Where memory grows, say after what (the per-minute figure alone cannot tell).
+                let grown = ProcessMemory.currentResidentMB() - before
+                if grown >= Self.notableGrowthMB {
+                    print(String(format: "  rss +%.1f MB after %@ (%@)", grown, "\(action)", driver.describe()))
+                }
             }
             // Back to the top, in the default mode, settled: textures should be what they were.
             let (f, d) = driver.settleAtTop()
@@ -55,10 +64,11 @@ extension SoakCommand {
             dropped += d
             let row = SoakMinute(minute: minute, frames: frames, droppedFrames: dropped, actions: actions,
                                  rssMB: ProcessMemory.currentResidentMB(),
-                                 steadyTextureMB: Double(app.compositor.textureBytes) / 1_048_576)
+                                 steadyTextureMB: Double(app.compositor.textureBytes) / 1_048_576,
+                                 imageCacheMB: Double(ImageCache.shared.totalBytes) / 1_048_576)
             report.append(row)
-            print(String(format: "minute %d: %d frames, %d dropped, %d actions, rss %.1f MB, textures at rest %.1f MB",
-                         row.minute, row.frames, row.droppedFrames, row.actions, row.rssMB, row.steadyTextureMB))
+            print(String(format: "minute %d: %d frames, %d dropped, %d actions, rss %.1f MB, textures at rest %.1f MB, image cache %.1f MB",
+                         row.minute, row.frames, row.droppedFrames, row.actions, row.rssMB, row.steadyTextureMB, row.imageCacheMB))
             fflush(nil)  // each minute as it ends, even into a file or a pipe
         }
         let verdict = SoakVerdict(report)

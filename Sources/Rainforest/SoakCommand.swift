@@ -36,9 +36,12 @@ struct SoakMinute: Codable, Sendable, Equatable {
     /// Texture memory with the viewer back at the top, in the default mode, settled: the same
     /// every minute unless textures leak.
     var steadyTextureMB: Double
+    /// The decoded photos the image cache holds (bounded: 64 MiB), part of the resident memory.
+    var imageCacheMB: Double
 
     enum CodingKeys: String, CodingKey {
         case minute, frames, actions
+        case imageCacheMB = "image_cache_mb"
         case droppedFrames = "dropped_frames"
         case rssMB = "rss_mb"
         case steadyTextureMB = "steady_texture_mb"

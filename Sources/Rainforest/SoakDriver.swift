@@ -132,6 +132,11 @@ struct SoakDriver {
         return (counter.frames, counter.dropped)
     }
 
+    /// The state an action left: window size, mode, offset.
+    func describe() -> String {
+        "\(Int(app.size.width))x\(Int(app.size.height)), \(viewer.mode), offset \(Int(viewer.collection.contentOffset))"
+    }
+
     private func resize(to size: CGSize) {
         app.setSize(size)
         viewer.handle(.resized(app.size, scale: app.scale), at: MonotonicClock.now())

@@ -5,7 +5,7 @@ import XCTest
 /// The soak's verdict and a short soak through the binary.
 final class SoakTests: XCTestCase {
     private func minute(_ n: Int, rss: Double, textures: Double) -> SoakMinute {
-        SoakMinute(minute: n, frames: 3600, droppedFrames: 0, actions: 80, rssMB: rss, steadyTextureMB: textures)
+        SoakMinute(minute: n, frames: 3600, droppedFrames: 0, actions: 80, rssMB: rss, steadyTextureMB: textures, imageCacheMB: 10)
     }
 
     func testTheVerdictMeasuresGrowthAfterTheFirstMinuteAndTheTexturesAtRest() {
