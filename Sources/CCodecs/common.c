@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 void ccodecs_set_error(ccodecs_error *error, int status, const char *format, ...) {
     if (error == NULL) return;
@@ -15,16 +17,38 @@ void ccodecs_set_error(ccodecs_error *error, int status, const char *format, ...
 }
 
 FILE *ccodecs_open_file(const char *path, ccodecs_error *error) {
-    FILE *file = fopen(path, "rbe");  // "e": close-on-exec
-    if (file == NULL) {
+    // Non-blocking, so that a FIFO put where the file was (after its header was read) cannot
+    // hang a decoding thread; refused below like any file that is not a regular one.
+    int descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (descriptor < 0) {
         int code = errno;
         ccodecs_set_error(error, code == ENOENT ? CCODECS_FILE_MISSING : CCODECS_UNREADABLE, "%s", strerror(code));
         return NULL;
     }
     struct stat status;
-    if (fstat(fileno(file), &status) == 0 && S_ISDIR(status.st_mode)) {
-        fclose(file);
-        ccodecs_set_error(error, CCODECS_UNREADABLE, "%s", strerror(EISDIR));
+    if (fstat(descriptor, &status) != 0) {
+        int code = errno;
+        close(descriptor);
+        ccodecs_set_error(error, CCODECS_UNREADABLE, "%s", strerror(code));
+        return NULL;
+    }
+    if (!S_ISREG(status.st_mode)) {
+        close(descriptor);
+        if (S_ISDIR(status.st_mode)) {
+            ccodecs_set_error(error, CCODECS_UNREADABLE, "%s", strerror(EISDIR));
+        } else {
+            ccodecs_set_error(error, CCODECS_UNREADABLE, "not a regular file");
+        }
+        return NULL;
+    }
+    // Ordinary blocking reads from here on.
+    int flags = fcntl(descriptor, F_GETFL);
+    if (flags >= 0) fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK);
+    FILE *file = fdopen(descriptor, "rb");
+    if (file == NULL) {
+        int code = errno;
+        close(descriptor);
+        ccodecs_set_error(error, CCODECS_UNREADABLE, "%s", strerror(code));
         return NULL;
     }
     return file;

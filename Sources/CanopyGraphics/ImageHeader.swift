@@ -35,6 +35,12 @@ public struct ImageHeader: Sendable, Equatable {
             throw .unreadable(path: path, reason: HeaderBytes.systemMessage(code))
         }
         defer { close(descriptor) }
+        // A FIFO, a device or a socket where an image was expected: not something to read as one
+        // (a directory says so when read, below).
+        var status = stat()
+        if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT != S_IFREG, status.st_mode & S_IFMT != S_IFDIR {
+            throw .unreadable(path: path, reason: "not a regular file")
+        }
         let bytes = try HeaderBytes(descriptor: descriptor, path: path)
         var parser = HeaderParser(bytes: bytes, path: path)
         return try parser.parse()

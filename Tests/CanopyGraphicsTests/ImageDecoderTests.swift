@@ -1,3 +1,4 @@
+import CCodecs
 import CanopyGraphics
 import Foundation
 import Synchronization
@@ -400,6 +401,34 @@ final class ImageDecoderTests: XCTestCase {
         let text = try write(Array("This is not a photo.\n".utf8), "text.jpg")
         XCTAssertEqual(decodeError(text), .notAnImage(path: text))
         XCTAssertEqual(decodeError(text)?.description, "text.jpg: not an image (unknown file signature)")
+    }
+
+    func testTheCodecsRefuseAFIFOWithoutWaitingForAWriter() throws {
+        // The decoders open the file again after its header was read: a FIFO put there
+        // meanwhile must not block a worker until someone writes to it.
+        let fifo = scratch.appendingPathComponent("pipe.png").path
+        XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+        XCTAssertEqual(decodeError(fifo), .unreadable(path: fifo, reason: "not a regular file"))
+        let messages = Mutex<[String]>([])
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            func message(_ error: ccodecs_error) -> String {
+                withUnsafeBytes(of: error.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            }
+            var error = ccodecs_error()
+            var jpegInfo = ccodecs_jpeg_info()
+            if let jpeg = ccodecs_jpeg_open(fifo, &jpegInfo, &error) { ccodecs_jpeg_close(jpeg) }
+            messages.withLock { $0.append(message(error)) }
+            var pngInfo = ccodecs_png_info()
+            if let png = ccodecs_png_open(fifo, &pngInfo, &error) { ccodecs_png_close(png) }
+            messages.withLock { $0.append(message(error)) }
+            var webpInfo = ccodecs_webp_info()
+            if let webp = ccodecs_webp_open(fifo, &webpInfo, &error) { ccodecs_webp_close(webp) }
+            messages.withLock { $0.append(message(error)) }
+            done.signal()
+        }.start()
+        XCTAssertEqual(done.wait(timeout: .now() + 30), .success, "a hang guard, not a timing check")
+        XCTAssertEqual(messages.withLock { $0 }, Array(repeating: "not a regular file", count: 3))
     }
 
     func testTruncatedFilesOfEveryFormat() throws {

@@ -313,6 +313,15 @@ final class ImageHeaderTests: XCTestCase {
         XCTAssertEqual(failure?.description, "locked.png: cannot read (Permission denied)")
     }
 
+    func testAFIFOOrADeviceIsNotReadAsAnImage() throws {
+        // Opened without blocking (no writer needed) and refused: a FIFO put where a photo was.
+        let fifo = scratch.appendingPathComponent("pipe.jpg").path
+        XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+        XCTAssertEqual(error(fifo), .unreadable(path: fifo, reason: "not a regular file"))
+        XCTAssertEqual(error(fifo)?.description, "pipe.jpg: cannot read (not a regular file)")
+        XCTAssertEqual(error("/dev/zero"), .unreadable(path: "/dev/zero", reason: "not a regular file"))
+    }
+
     func testEmptyFile() throws {
         let path = try write([], "empty.png")
         XCTAssertEqual(error(path), .notAnImage(path: path))
