@@ -58,7 +58,11 @@ struct CardArtist: Sendable {
         if isCancelled() { return nil }
 
         // The photo across the top, and the gradient from black at its bottom to clear at its middle.
-        context.draw(photo, in: feature, contentMode: .aspectFit)
+        // A panorama or a very tall photo is cropped to its area (CardDeck's aspect limits).
+        context.withSavedState {
+            context.clip(to: feature)
+            context.draw(photo, in: feature, contentMode: CardDeck.cropsPhoto(imageSize: photoSize) ? .aspectFill : .aspectFit)
+        }
         context.withSavedState {
             context.clip(to: feature)
             context.drawLinearGradient(Gradient(colors: [.black, .clear]),

@@ -10,6 +10,12 @@ struct CardDeck: Sendable {
     static let textAreaHeight: CGFloat = 300
     /// The aspect (height / width) assumed for a photo whose size cannot be read.
     static let fallbackAspect: CGFloat = 3.0 / 4.0
+    /// The photo area's aspect (height / width) stays within these: a panorama (20000 x 100 px)
+    /// gets a strip 107 pt high rather than 2 pt, and a very tall image (100 x 20000 px) a photo
+    /// 640 pt high rather than 64,000 pt (a card bitmap of 330 MB at 2x, taller than any
+    /// texture). A photo outside them is aspect-filled in its area (its middle shown, cropped).
+    static let minimumPhotoAspect: CGFloat = 1.0 / 3.0
+    static let maximumPhotoAspect: CGFloat = 2
 
     struct Entry: Sendable {
         var card: Card
@@ -47,15 +53,26 @@ struct CardDeck: Sendable {
     /// The entry shown by item `index`.
     func entry(at index: Int) -> Entry { entries[index % entries.count] }
 
-    /// The tutorial's card height: the photo aspect-fit across 320 pt, plus the text area.
+    /// The tutorial's card height: the photo aspect-fit across 320 pt (its aspect kept within
+    /// `minimumPhotoAspect...maximumPhotoAspect`), plus the text area.
     static func cardHeight(imageSize: CGSize?) -> CGFloat {
-        let aspect: CGFloat
-        if let size = imageSize, size.width > 0, size.height > 0 {
-            aspect = size.height / size.width
-        } else {
-            aspect = fallbackAspect
+        (photoAspect(imageSize: imageSize) * cardWidth).rounded(.up) + textAreaHeight
+    }
+
+    /// The photo area's aspect (height / width): the photo's, kept within
+    /// `minimumPhotoAspect...maximumPhotoAspect`; `fallbackAspect` without a usable size.
+    static func photoAspect(imageSize: CGSize?) -> CGFloat {
+        guard let size = imageSize, size.width > 0, size.height > 0, size.width.isFinite, size.height.isFinite else {
+            return fallbackAspect
         }
-        return (aspect * cardWidth).rounded(.up) + textAreaHeight
+        return min(max(size.height / size.width, minimumPhotoAspect), maximumPhotoAspect)
+    }
+
+    /// Whether a photo of `imageSize` is cropped to its area (its aspect is outside the limits),
+    /// so the card aspect-fills it instead of aspect-fitting it.
+    static func cropsPhoto(imageSize: CGSize?) -> Bool {
+        guard let size = imageSize, size.width > 0, size.height > 0 else { return false }
+        return photoAspect(imageSize: size) != size.height / size.width
     }
 
     /// Every item's height, in item order.

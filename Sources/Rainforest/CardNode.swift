@@ -8,7 +8,8 @@ import Foundation
 ///   grey 0.85 at alpha 0.2;
 /// - behind everything, the photo again, aspect-filled and blurred by its `imageModificationBlock`
 ///   (radius 30, tint white 0.5 at alpha 0.3, saturation 1.8; it stops when cancelled);
-/// - the photo aspect-fit across the top, with a `GradientNode` over it (black at the photo's
+/// - the photo aspect-fit across the top (aspect-filled, cropped, when it is wider than 3:1 or
+///   taller than 1:2: `CardDeck.photoAspect`), with a `GradientNode` over it (black at the photo's
 ///   bottom to clear at its middle) and the name (heavy, 30 pt, white, soft shadow) at its bottom;
 /// - the description below (16 pt, white, soft shadow, cut with "…" when it does not fit), and
 ///   the photo's credit at the bottom;
@@ -61,7 +62,8 @@ final class CardNode: CellNode, @unchecked Sendable {
         }
         photo.name = "photo"
         photo.imagePath = imagePath
-        photo.contentMode = .aspectFit
+        // A panorama or a very tall image is cropped to the card's photo area (CardDeck's limits).
+        photo.contentMode = CardDeck.cropsPhoto(imageSize: photoSize) ? .aspectFill : .aspectFit
         gradient.name = "gradient"
         title.name = "title"
         title.attributedText = AttributedString(entry.card.name, font: CardArtist.titleFont, color: .white,

@@ -29,6 +29,20 @@ final class CardDeckTests: XCTestCase {
                                             imageSize: .failure(.fileMissing(path: "x.jpg")))])
         XCTAssertEqual(deck.heights, [240 + 300])
     }
+
+    func testPanoramasAndTallImagesKeepACardOfSensibleSize() {
+        XCTAssertEqual(CardDeck.cardHeight(imageSize: CGSize(width: 20_000, height: 100)), 107 + 300)
+        XCTAssertEqual(CardDeck.cardHeight(imageSize: CGSize(width: 3_000, height: 1_000)), 107 + 300, "3:1 is whole")
+        XCTAssertFalse(CardDeck.cropsPhoto(imageSize: CGSize(width: 3_000, height: 1_000)))
+        XCTAssertTrue(CardDeck.cropsPhoto(imageSize: CGSize(width: 20_000, height: 100)))
+        XCTAssertEqual(CardDeck.cardHeight(imageSize: CGSize(width: 100, height: 20_000)), 640 + 300)
+        XCTAssertEqual(CardDeck.cardHeight(imageSize: CGSize(width: 1_000, height: 2_000)), 640 + 300, "1:2 is whole")
+        XCTAssertFalse(CardDeck.cropsPhoto(imageSize: CGSize(width: 1_000, height: 2_000)))
+        XCTAssertTrue(CardDeck.cropsPhoto(imageSize: CGSize(width: 100, height: 20_000)))
+        XCTAssertEqual(CardDeck.cardHeight(imageSize: CGSize(width: 1, height: 1)), 320 + 300)
+        XCTAssertFalse(CardDeck.cropsPhoto(imageSize: CGSize(width: 1920, height: 1080)), "a photo is fitted whole")
+        XCTAssertFalse(CardDeck.cropsPhoto(imageSize: nil))
+    }
 }
 
 final class OptionsTests: XCTestCase {
