@@ -26,6 +26,8 @@ struct CardDeck: Sendable {
     let entries: [Entry]
     /// How many items the collection shows (the entries repeated).
     let itemCount: Int
+    /// What the cards file had that was odd but usable (unknown fields, repeated names).
+    var warnings: [CardsFileWarning] = []
 
     init(entries: [Entry], itemCount: Int? = nil) {
         self.entries = entries
@@ -34,7 +36,8 @@ struct CardDeck: Sendable {
 
     /// Loads the cards of a resources folder and reads each distinct photo's header once.
     static func load(resources: Resources, itemCount: Int?) throws(CardsFileError) -> CardDeck {
-        let cards = try CardsFile.load(contentsOf: resources.cardsFile)
+        let contents = try CardsFile.loadContents(contentsOf: resources.cardsFile)
+        let cards = contents.cards
         var sizes: [String: Result<CGSize, ImageError>] = [:]
         let entries = cards.map { card in
             if sizes[card.image] == nil {
@@ -47,7 +50,9 @@ struct CardDeck: Sendable {
             }
             return Entry(card: card, imageSize: sizes[card.image]!)
         }
-        return CardDeck(entries: entries, itemCount: itemCount)
+        var deck = CardDeck(entries: entries, itemCount: itemCount)
+        deck.warnings = contents.warnings
+        return deck
     }
 
     /// The entry shown by item `index`.

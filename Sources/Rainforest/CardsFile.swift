@@ -25,6 +25,17 @@ struct CardsFileError: Error, Equatable, CustomStringConvertible {
     }
 }
 
+/// Something in a cards file that does not stop it from being shown (an unknown field, a
+/// repeated card name), pointing at the spot: "FILE:LINE:COLUMN: warning: MESSAGE".
+struct CardsFileWarning: Equatable, CustomStringConvertible {
+    var file: String
+    var line: Int
+    var column: Int
+    var message: String
+
+    var description: String { "\(file):\(line):\(column): warning: \(message)" }
+}
+
 /// Reads the cards file:
 ///
 /// ```json
@@ -37,23 +48,42 @@ struct CardsFileError: Error, Equatable, CustomStringConvertible {
 /// ```
 ///
 /// "version" is optional and must be 1. Every card needs all four string
-/// fields; name, image and credit must not be blank. Unknown and duplicate
-/// fields are errors so that typos do not pass silently. Leading and trailing
-/// whitespace is trimmed from every field. Card indexes in messages count from
-/// 0, as in `cards[0].name`.
+/// fields; name, image and credit must not be blank. A known field given twice
+/// is an error (which one was meant?). An unknown field is a warning and is ignored:
+/// the data can still be shown, and a misspelt required field is caught as
+/// missing, with the unknown field named in that error. Two cards with the same
+/// name are both shown, with a warning (a copied card, most likely). Leading and
+/// trailing whitespace is trimmed from every field. Card indexes in messages
+/// count from 0, as in `cards[0].name`.
 enum CardsFile {
     /// The only format version this app reads.
     static let supportedVersion = 1
 
+    /// The cards of a file and what was odd about them.
+    struct Contents: Equatable {
+        var cards: [Card]
+        var warnings: [CardsFileWarning]
+    }
+
     /// Reads and validates a cards file. Throws the first problem found.
     static func load(contentsOf url: URL) throws(CardsFileError) -> [Card] {
+        try loadContents(contentsOf: url).cards
+    }
+
+    /// Same, with the warnings.
+    static func loadContents(contentsOf url: URL) throws(CardsFileError) -> Contents {
         let file = url.isFileURL ? url.relativePath : url.absoluteString
         let bytes = try readAll(url, file: file)
-        return try parse(bytes, file: file)
+        return try parseContents(bytes, file: file)
     }
 
     /// Same, from bytes already read (for tests and fuzzing); `file` is used in messages only.
     static func parse(_ bytes: [UInt8], file: String) throws(CardsFileError) -> [Card] {
+        try parseContents(bytes, file: file).cards
+    }
+
+    /// Same, with the warnings.
+    static func parseContents(_ bytes: [UInt8], file: String) throws(CardsFileError) -> Contents {
         if isBlank(bytes) {
             throw CardsFileError(file: file, line: nil, column: nil, message: "the file is empty")
         }
@@ -64,7 +94,9 @@ enum CardsFile {
             throw CardsFileError(file: file, line: error.line, column: error.column,
                                  message: "not valid JSON: \(error.message)")
         }
-        return try Validator(file: file).cards(in: root)
+        var validator = Validator(file: file)
+        let cards = try validator.cards(in: root)
+        return Contents(cards: cards, warnings: validator.warnings)
     }
 
     // MARK: Reading
@@ -124,6 +156,11 @@ enum CardsFile {
 extension CardsFile {
     fileprivate struct Validator {
         let file: String
+        private(set) var warnings: [CardsFileWarning] = []
+
+        init(file: String) {
+            self.file = file
+        }
 
         private static let cardFields = ["name", "image", "description", "credit"]
 
@@ -135,12 +172,26 @@ extension CardsFile {
             failure(at: node.line, node.column, message)
         }
 
-        func cards(in root: JSONNode) throws(CardsFileError) -> [Card] {
+        private mutating func warn(at line: Int, _ column: Int, _ message: String) {
+            warnings.append(CardsFileWarning(file: file, line: line, column: column, message: message))
+        }
+
+        /// The error for a missing field: at the first unknown field when there is one (a
+        /// misspelling, most likely), naming it; else at `node`.
+        private func missing(_ key: String, in node: JSONNode, prefix: String,
+                             unknown: [JSONNode.Member]) -> CardsFileError {
+            guard let first = unknown.first else { return failure(at: node, "\(prefix)missing field \(quoted(key))") }
+            return failure(at: first.keyLine, first.keyColumn,
+                           "\(prefix)missing field \(quoted(key)); found unknown field \(quoted(first.key))")
+        }
+
+        mutating func cards(in root: JSONNode) throws(CardsFileError) -> [Card] {
             guard case .object(let members) = root.value else {
                 throw failure(at: root, "expected an object with a \"cards\" array at the top level, found \(root.typeName)")
             }
             var seen: Set<String> = []
             var cards: [Card]?
+            var unknown: [JSONNode.Member] = []
             for member in members {
                 guard seen.insert(member.key).inserted else {
                     throw failure(at: member.keyLine, member.keyColumn, "duplicate field \(quoted(member.key))")
@@ -151,10 +202,13 @@ extension CardsFile {
                 case "cards":
                     cards = try cardList(member.value)
                 default:
-                    throw failure(at: member.keyLine, member.keyColumn, "unknown field \(quoted(member.key))")
+                    unknown.append(member)
                 }
             }
-            guard let cards else { throw failure(at: root, "missing field \"cards\"") }
+            guard let cards else { throw missing("cards", in: root, prefix: "", unknown: unknown) }
+            for member in unknown {
+                warn(at: member.keyLine, member.keyColumn, "unknown field \(quoted(member.key)) (ignored)")
+            }
             return cards
         }
 
@@ -167,28 +221,40 @@ extension CardsFile {
             }
         }
 
-        private func cardList(_ node: JSONNode) throws(CardsFileError) -> [Card] {
+        private mutating func cardList(_ node: JSONNode) throws(CardsFileError) -> [Card] {
             guard case .array(let items) = node.value else {
                 throw failure(at: node, "field \"cards\" must be an array, found \(node.typeName)")
             }
             guard !items.isEmpty else { throw failure(at: node, "\"cards\" is empty; there is nothing to show") }
             var cards: [Card] = []
             cards.reserveCapacity(items.count)
+            var firstWithName: [String: Int] = [:]
             for (index, item) in items.enumerated() {
-                cards.append(try card(item, path: "cards[\(index)]"))
+                let card = try card(item, path: "cards[\(index)]")
+                if let earlier = firstWithName[card.name] {
+                    if case .object(let members) = item.value, let name = members.first(where: { $0.key == "name" }) {
+                        warn(at: name.value.line, name.value.column,
+                             "cards[\(index)].name \(quoted(card.name)) is also cards[\(earlier)]'s (both are shown)")
+                    }
+                } else {
+                    firstWithName[card.name] = index
+                }
+                cards.append(card)
             }
             return cards
         }
 
-        private func card(_ node: JSONNode, path: String) throws(CardsFileError) -> Card {
+        private mutating func card(_ node: JSONNode, path: String) throws(CardsFileError) -> Card {
             guard case .object(let members) = node.value else {
                 throw failure(at: node, "\(path) must be an object, found \(node.typeName)")
             }
             var fields: [String: String] = [:]
+            var unknown: [JSONNode.Member] = []
             for member in members {
                 let key = member.key
                 guard Self.cardFields.contains(key) else {
-                    throw failure(at: member.keyLine, member.keyColumn, "\(path): unknown field \(quoted(key))")
+                    unknown.append(member)
+                    continue
                 }
                 guard fields[key] == nil else {
                     throw failure(at: member.keyLine, member.keyColumn, "\(path): duplicate field \(quoted(key))")
@@ -207,7 +273,10 @@ extension CardsFile {
                 fields[key] = text
             }
             for key in Self.cardFields where fields[key] == nil {
-                throw failure(at: node, "\(path): missing field \(quoted(key))")
+                throw missing(key, in: node, prefix: "\(path): ", unknown: unknown)
+            }
+            for member in unknown {
+                warn(at: member.keyLine, member.keyColumn, "\(path): unknown field \(quoted(member.key)) (ignored)")
             }
             return Card(name: fields["name"]!, image: fields["image"]!,
                         description: fields["description"]!, credit: fields["credit"]!)

@@ -25,6 +25,10 @@ struct Content {
         } catch {
             throw UserFacingError(message: error.description)
         }
+        // Usable but odd (an unknown field, a repeated name): one line each, and the cards shown.
+        for warning in deck.warnings {
+            FileHandle.standardError.write(Data("rainforest: \(warning)\n".utf8))
+        }
         if FontRegistry.shared.registerFonts(inDirectory: resources.fontsDirectory.path) == 0 {
             throw UserFacingError(message: "\(resources.fontsDirectory.path): no fonts found (expected Lato-*.ttf)")
         }

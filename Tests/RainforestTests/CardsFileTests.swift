@@ -83,6 +83,7 @@ final class CardsFileTests: XCTestCase {
         let photos = try FileManager.default.contentsOfDirectory(atPath: Self.resources.appendingPathComponent("images").path)
             .filter { !$0.hasPrefix(".") }
         XCTAssertEqual(Set(cards.map(\.image)), Set(photos.map { "images/" + $0 }))
+        XCTAssertEqual(try CardsFile.loadContents(contentsOf: url).warnings, [], "nothing odd in it")
     }
 
     func testRealCardsFileMatchesCredits() throws {
@@ -117,10 +118,15 @@ final class CardsFileTests: XCTestCase {
         XCTAssertEqual(parse(#"{"cards": [\#(jaguar)], "version": 1.0}"#).count, 1)
     }
 
-    func testDuplicateCardNamesAreAllowed() {
-        let cards = parse(#"{"cards": [\#(jaguar), \#(jaguar), \#(jaguar)]}"#)
-        XCTAssertEqual(cards.count, 3)
-        XCTAssertEqual(Set(cards).count, 1)
+    func testDuplicateCardNamesAreAllowedWithAWarning() {
+        let loaded = contents("{\"cards\": [\n  \(jaguar),\n  \(jaguar),\n  \(jaguar)\n]}")
+        XCTAssertEqual(loaded?.cards.count, 3)
+        XCTAssertEqual(loaded.map { Set($0.cards).count }, 1)
+        XCTAssertEqual(loaded?.warnings.map(\.description), [
+            "cards.json:3:12: warning: cards[1].name \"Jaguar\" is also cards[0]'s (both are shown)",
+            "cards.json:4:12: warning: cards[2].name \"Jaguar\" is also cards[0]'s (both are shown)",
+        ])
+        XCTAssertEqual(contents(#"{"cards": [\#(jaguar)]}"#)?.warnings, [], "no warning for a clean file")
     }
 
     func testFieldsAreTrimmedButNotOtherwiseChanged() {
@@ -282,12 +288,25 @@ final class CardsFileTests: XCTestCase {
         assertRejected("{\"cards\": [\n]}", "cards.json:1:11: \"cards\" is empty; there is nothing to show")
     }
 
-    func testUnknownTopLevelField() {
-        assertRejected(#"{"cards": [\#(jaguar)], "colour": "green"}"#,
-                       "cards.json:1:\(jaguar.count + 15): unknown field \"colour\"")
-        // A misspelt "cards" is reported as what it is, before the missing field.
-        assertRejected("{\n  \"card\": []\n}", "cards.json:2:3: unknown field \"card\"")
-        assertRejected(#"{"ca\"rds": 1}"#, #"cards.json:1:2: unknown field "ca\"rds""#)
+    /// The cards and warnings of `text`, which must load.
+    private func contents(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> CardsFile.Contents? {
+        do throws(CardsFileError) {
+            return try CardsFile.parseContents(Array(text.utf8), file: "cards.json")
+        } catch {
+            XCTFail("unexpected error: \(error)", file: file, line: line)
+            return nil
+        }
+    }
+
+    func testUnknownTopLevelFieldIsAWarningAndIgnored() {
+        let loaded = contents(#"{"cards": [\#(jaguar)], "colour": "green"}"#)
+        XCTAssertEqual(loaded?.cards.count, 1)
+        XCTAssertEqual(loaded?.warnings.map(\.description),
+                       ["cards.json:1:\(jaguar.count + 15): warning: unknown field \"colour\" (ignored)"])
+        // A misspelt "cards" is named in the error for the missing field, where it is.
+        assertRejected("{\n  \"card\": []\n}", "cards.json:2:3: missing field \"cards\"; found unknown field \"card\"")
+        assertRejected(#"{"ca\"rds": 1}"#, #"cards.json:1:2: missing field "cards"; found unknown field "ca\"rds""#)
+        assertRejected(#"{"version": 1}"#, "cards.json:1:1: missing field \"cards\"")
     }
 
     func testDuplicateTopLevelField() {
@@ -348,16 +367,25 @@ final class CardsFileTests: XCTestCase {
                        "cards.json:1:74: cards[0].credit must not be empty")
     }
 
-    func testUnknownCardField() {
+    func testUnknownCardFieldIsAWarningAndIgnored() {
         let text = """
         {"cards": [
           \(jaguar),
-          \(jaguar),
-          {"name": "Jaguar", "colour": "gold", "image": "j.webp", "description": "", "credit": "x"}
+          \(jaguar.replacingOccurrences(of: "Jaguar", with: "Ocelot")),
+          {"name": "Margay", "colour": "gold", "image": "j.webp", "description": "", "credit": "x", "tags": ["cat"]}
         ]}
         """
-        assertRejected(text, "cards.json:4:22: cards[2]: unknown field \"colour\"")
-        assertRejected(#"{"cards": [{"Name": "J"}]}"#, "cards.json:1:13: cards[0]: unknown field \"Name\"")
+        let loaded = contents(text)
+        XCTAssertEqual(loaded?.cards.count, 3)
+        XCTAssertEqual(loaded?.cards.last, Card(name: "Margay", image: "j.webp", description: "", credit: "x"))
+        XCTAssertEqual(loaded?.warnings.map(\.description), [
+            "cards.json:4:22: warning: cards[2]: unknown field \"colour\" (ignored)",
+            "cards.json:4:93: warning: cards[2]: unknown field \"tags\" (ignored)",
+        ])
+        // A misspelt field is named in the error for the missing one.
+        assertRejected(#"{"cards": [{"Name": "J"}]}"#, "cards.json:1:13: cards[0]: missing field \"name\"; found unknown field \"Name\"")
+        assertRejected(#"{"cards": [{"name": "J", "image": "j.webp", "descripton": "x", "credit": "c"}]}"#,
+                       "cards.json:1:45: cards[0]: missing field \"description\"; found unknown field \"descripton\"")
     }
 
     func testDuplicateCardField() {
