@@ -66,15 +66,15 @@ final class CardNode: CellNode, @unchecked Sendable {
         photo.contentMode = CardDeck.cropsPhoto(imageSize: photoSize) ? .aspectFill : .aspectFit
         gradient.name = "gradient"
         title.name = "title"
-        title.attributedText = AttributedString(entry.card.name, font: CardArtist.titleFont, color: .white,
+        title.attributedText = AttributedString(Self.shownText(entry.card.name), font: CardArtist.titleFont, color: .white,
                                                 shadow: CardArtist.textShadow)
         title.maximumNumberOfLines = 1
         details.name = "description"
-        details.attributedText = AttributedString(entry.card.description, font: CardArtist.descriptionFont, color: .white,
+        details.attributedText = AttributedString(Self.shownText(entry.card.description), font: CardArtist.descriptionFont, color: .white,
                                                   shadow: CardArtist.textShadow)
         details.maximumNumberOfLines = Self.descriptionLineLimit(scale: scale)
         credit.name = "credit"
-        credit.attributedText = AttributedString(entry.card.credit, font: Self.creditFont, color: Color(white: 0.85),
+        credit.attributedText = AttributedString(Self.shownText(entry.card.credit), font: Self.creditFont, color: Color(white: 0.85),
                                                  shadow: CardArtist.textShadow)
         credit.maximumNumberOfLines = 1
         favourite.name = "favourite"
@@ -90,6 +90,20 @@ final class CardNode: CellNode, @unchecked Sendable {
             favouriteDidChange?(control.isSelected)
         }
         automaticallyManagesSubnodes = true
+    }
+
+    /// The most characters (grapheme clusters) of a text the card lays out: far more than its
+    /// lines can show (12 lines of the description hold about 1,000 of the narrowest letters),
+    /// so the cut is never seen, and a description of 10 MB costs what this many do, not
+    /// seconds of line breaking on a worker (or on the main thread, in main-thread mode).
+    static let textLimit = 2_000
+
+    /// `text`, or its first `textLimit` characters and "…" when it is longer (the text node
+    /// truncates what does not fit its lines as usual).
+    static func shownText(_ text: String) -> String {
+        let head = text.prefix(textLimit + 1)
+        guard head.count > textLimit else { return text }
+        return String(head.dropLast()) + "…"
     }
 
     /// A selected card (clicked, not on its heart) has a white 2 pt border instead of the faint one.
