@@ -118,10 +118,8 @@ public final class Application {
             initialised = SDL_Init(UInt32(SDL_INIT_VIDEO | SDL_INIT_EVENTS)) == 0
         }
         guard initialised else {
-            let reason = String(cString: SDL_GetError())
-            throw ApplicationError(options.headless
-                ? "cannot start SDL's headless video driver: \(reason)"
-                : "cannot open a window: no display server reachable (\(reason)); set DISPLAY or WAYLAND_DISPLAY, or use the screenshot and bench commands, which need none")
+            throw ApplicationError(Self.startFailure(reason: String(cString: SDL_GetError()), headless: options.headless,
+                                                     environment: ProcessInfo.processInfo.environment))
         }
         do {
             try GraphicsLibrary.initialize()
@@ -174,6 +172,23 @@ public final class Application {
         runLoop.addObserver(.beforePresent, order: Int.max) { [unowned self] turn in
             self.composite(turn)
         }
+    }
+
+    /// Why SDL's video could not start, in words that say what to change: the video driver the
+    /// environment asked for, the display server it names, or that there is none.
+    public nonisolated static func startFailure(reason: String, headless: Bool, environment: [String: String]) -> String {
+        if headless { return "cannot start SDL's headless video driver: \(reason)" }
+        let alternative = "or use the screenshot and bench commands, which need no display"
+        if let driver = environment["SDL_VIDEODRIVER"], !driver.isEmpty {
+            return "cannot open a window with SDL_VIDEODRIVER=\(driver) (\(reason)); unset it or name a driver that works here, \(alternative)"
+        }
+        var places: [String] = []
+        if let display = environment["WAYLAND_DISPLAY"], !display.isEmpty { places.append("WAYLAND_DISPLAY=\(display)") }
+        if let display = environment["DISPLAY"], !display.isEmpty { places.append("DISPLAY=\(display)") }
+        if places.isEmpty {
+            return "cannot open a window: no display server (DISPLAY and WAYLAND_DISPLAY are not set; \(reason)); set one, \(alternative)"
+        }
+        return "cannot open a window: no display server answers at \(places.joined(separator: " or ")) (\(reason)); start one or point there, \(alternative)"
     }
 
     /// Runs the main loop until the window closes or `quit()`.
