@@ -165,7 +165,9 @@ public final class DisplayScheduler: Sendable {
         if hasWaiting { runLoop.setNeedsFrame() }
     }
 
-    /// Unbinds it (main thread); waiting requests stay until the next install.
+    /// Unbinds it (main thread); waiting requests stay until the next install. The transactions of
+    /// the group `install` made are cancelled: none of them can land any more, so their queued
+    /// displays never run.
     @MainActor
     public func uninstall() {
         let (loop, token, ownedGroup, animator, releases) = state.withLock { state in
@@ -176,6 +178,9 @@ public final class DisplayScheduler: Sendable {
             return (state.runLoop, state.token, state.ownsGroup ? state.group : nil, state.animator, state.releases)
         }
         if let loop, let token { loop.removeObserver(token) }
+        // Nothing of the group's can land any more: its queued displays need not run (an app
+        // closing with cards still drawing frees its workers at once).
+        ownedGroup?.cancelPending()
         ownedGroup?.invalidate()
         animator?.invalidate()
         releases?.drain()

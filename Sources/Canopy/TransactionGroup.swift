@@ -37,6 +37,13 @@ public final class TransactionGroup {
         token = nil
     }
 
+    /// Cancels every transaction not completed yet: their operations still queued never run and
+    /// those running see `isCancelled`; their completions run (with `cancelled` true) only if the
+    /// group still observes the loop. For a group about to end (`DisplayScheduler.uninstall`).
+    public func cancelPending() {
+        for transaction in transactions { transaction.cancel() }
+    }
+
     func add(_ transaction: AsyncTransaction) {
         transactions.append(transaction)
         runLoop.setNeedsFrame()

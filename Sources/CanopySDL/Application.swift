@@ -215,10 +215,15 @@ public final class Application {
         runLoop.stop()
     }
 
-    /// Releases the renderer, the window and SDL.
+    /// Releases the renderer, the window and SDL, and ends the displays of this app's run loop
+    /// (`DisplayScheduler.shared`, when it is installed there): queued displays never run, running
+    /// ones see their cancellation, so the workers are free at once (a decode already under way
+    /// finishes first; a process that exits does not wait for it).
     public func close() {
         guard !closed else { return }
         closed = true
+        runLoop.stop()
+        if DisplayScheduler.shared.runLoop === runLoop { DisplayScheduler.shared.uninstall() }
         compositor.releaseAll()
         SDL_DestroyRenderer(renderer)
         if let window { SDL_DestroyWindow(window) }

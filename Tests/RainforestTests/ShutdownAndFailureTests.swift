@@ -6,7 +6,8 @@ import XCTest
 @testable import Rainforest
 
 /// The app's ends: without a display the windowed command fails in one line that says what to
-/// change, with status 1 (not a crash).
+/// change, with status 1 (not a crash); and quitting while cards are being decoded and drawn ends
+/// the process cleanly.
 final class ShutdownAndFailureTests: XCTestCase {
     // MARK: No display
 
@@ -48,5 +49,40 @@ final class ShutdownAndFailureTests: XCTestCase {
         XCTAssertEqual(failure("bogus not available", false, ["SDL_VIDEODRIVER": "bogus", "DISPLAY": ":0"]),
                        "cannot open a window with SDL_VIDEODRIVER=bogus (bogus not available); unset it or name a driver that works here, or use the screenshot and bench commands, which need no display")
         XCTAssertEqual(failure("no EGL", true, ["DISPLAY": ":0"]), "cannot start SDL's headless video driver: no EGL")
+    }
+
+    // MARK: Quitting with work in flight
+
+    func testClosingWhileCardsAreDrawingCancelsTheirQueuedWork() throws {
+        // A folder of 60 photos (distinct files, so each card decodes), scrolled so that many
+        // displays are queued, then closed.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rainforest-quit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let jpeg = try Data(contentsOf: HostileImages.photos.appendingPathComponent("red-panda.jpg"))
+        for number in 1...60 { try jpeg.write(to: folder.appendingPathComponent("photo-\(number).jpg")) }
+        try MainActor.assumeIsolated {
+            let options = try CollectionOptions.parse(["--resources", HostileImages.packageRoot.appendingPathComponent("Resources").path,
+                                                       "--images", folder.path, "--size", "1280x800"])
+            let session = try Session(collection: options, headless: true)
+            let app = session.app, viewer = session.viewer
+            let queue = DisplayQueue.shared
+            RainforestTestSupport.turn(app) { viewer.itemCount > 0 }
+            viewer.scroll(to: 6_000)
+            RainforestTestSupport.turn(app) { queue.pendingCount > 0 }
+            let loadsAtClose = ImageCache.shared.statistics.misses
+            let running = queue.runningCount
+            app.close()
+            XCTAssertNil(DisplayScheduler.shared.runLoop, "the displays of the closed app's loop are ended")
+            // The queue empties (a hang guard, not a timing check) and only the displays that
+            // were running decode anything (a card's display decodes its photo and its
+            // background): the queued ones never run.
+            let start = MonotonicClock.now()
+            while (queue.pendingCount > 0 || queue.runningCount > 0) && MonotonicClock.now() - start < 30 {
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            XCTAssertEqual(queue.pendingCount + queue.runningCount, 0)
+            XCTAssertLessThanOrEqual(ImageCache.shared.statistics.misses - loadsAtClose, 2 * max(running, queue.workerCount))
+        }
     }
 }

@@ -114,4 +114,38 @@ final class WindowTests: XCTestCase {
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertEqual(stderr, "", "nothing on standard error")
     }
+
+    func testQuittingWhileCardsAreDecodingAndDrawingExitsCleanly() throws {
+        // 40 photos (distinct files, so each card decodes its own), End pressed so that the
+        // cards at the end are being made, decoded and drawn, and Ctrl+Q at once: the process
+        // ends with status 0 and says nothing (docs/ARCHITECTURE.md, "Hostile input", gives the
+        // time it takes).
+        let folder = scratch.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let jpeg = try Data(contentsOf: HostileImages.photos.appendingPathComponent("red-panda.jpg"))
+        for number in 1...40 { try jpeg.write(to: folder.appendingPathComponent("photo-\(number).jpg")) }
+        let app = Process()
+        app.executableURL = CommandLineTests.binary
+        app.arguments = ["--images", folder.path, "--size", "1280x800"]
+        app.environment = ["DISPLAY": display, "PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()]
+        app.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        app.standardError = errors
+        try app.run()
+        defer { if app.isRunning { app.terminate() } }
+        let window = try shell("timeout", ["20", "xdotool", "search", "--sync", "--class", "rainforest"])
+            .split(separator: "\n").first.map(String.init) ?? ""
+        XCTAssertFalse(window.isEmpty, "the window appeared")
+        try shell("xdotool", ["key", "--window", window, "End"])
+        try shell("xdotool", ["key", "--window", window, "ctrl+q"])
+        let deadline = Date().addingTimeInterval(10)  // a hang guard, not a timing check
+        while app.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertFalse(app.isRunning, "Ctrl+Q quits")
+        if !app.isRunning {
+            XCTAssertEqual(app.terminationReason, .exit)
+            XCTAssertEqual(app.terminationStatus, 0)
+        }
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(stderr, "", "nothing on standard error")
+    }
 }
