@@ -26,8 +26,8 @@ import Synchronization
 /// asked to draw on the main thread, and a file is then decoded there too: the one exception.
 ///
 /// A file that cannot be decoded (missing, unreadable, corrupt: `ImageError`) is drawn as a grey
-/// box with the error's description written in it, so a broken image shows why; `lastError`
-/// holds the error once that display has landed.
+/// box with the error's description written in it, so a broken image shows why (unless
+/// `drawsErrorState` is off); `lastError` holds the error once that display has landed.
 ///
 /// Every property is behind the node's lock and may be set from any thread; changes redisplay
 /// the node, and changes of the image's size in points invalidate layout (a `Bitmap` image
@@ -48,6 +48,7 @@ open class ImageNode: DisplayNode, @unchecked Sendable {
         var imageModificationBlock: (@Sendable (Bitmap, _ isCancelled: @Sendable () -> Bool) -> Bitmap?)?
         var imageCache: ImageCache = .shared
         var fonts: FontRegistry = .shared
+        var drawsErrorState = true
         var lastError: ImageError?
         var imageScaleFactor: CGFloat?
         /// Where the worker reports the outcome of the latest display.
@@ -180,6 +181,15 @@ open class ImageNode: DisplayNode, @unchecked Sendable {
         }
     }
 
+    /// Whether a file that cannot be read is drawn as the error state (a grey box with the reason
+    /// written in it; the default) or leaves the node without contents (say, a decorative image
+    /// behind text, whose grey box and words would only clash with the text over it). `lastError`
+    /// is set either way. Any thread.
+    public var drawsErrorState: Bool {
+        get { settings.withLock { $0.drawsErrorState } }
+        set { update(\.drawsErrorState, newValue) }
+    }
+
     /// Tests: called on the thread that decodes, just before a file is decoded (or taken from
     /// the cache), with the target pixel size.
     var decodeObserver: (@Sendable (_ path: String, _ fitting: CGSize?) -> Void)? {
@@ -243,8 +253,8 @@ open class ImageNode: DisplayNode, @unchecked Sendable {
             return Parameters(source: settings.source, boundsSize: size, contentMode: settings.contentMode,
                               cropRect: settings.cropRect, forceUpscaling: settings.forceUpscaling,
                               modification: settings.imageModificationBlock, cache: settings.imageCache,
-                              fonts: settings.fonts, outcome: outcome, decodeObserver: settings.decodeObserver,
-                              traceLabel: label)
+                              fonts: settings.fonts, drawsErrorState: settings.drawsErrorState, outcome: outcome,
+                              decodeObserver: settings.decodeObserver, traceLabel: label)
         }
     }
 
@@ -273,6 +283,10 @@ open class ImageNode: DisplayNode, @unchecked Sendable {
             p.outcome.value = .init(error: nil, scaleFactor: nil)
             return nil
         case .failure(let error):
+            guard p.drawsErrorState else {
+                p.outcome.value = .init(error: error, scaleFactor: nil)
+                return nil
+            }
             let context = GraphicsContext(pixelWidth: boundsPixels.width, pixelHeight: boundsPixels.height, scale: scale)
             drawErrorState(error, in: context, size: size, fonts: p.fonts)
             guard !isCancelled() else { return nil }
@@ -308,7 +322,7 @@ open class ImageNode: DisplayNode, @unchecked Sendable {
             p.outcome.value = .init(error: nil, scaleFactor: nil)
             return
         case .failure(let error):
-            drawErrorState(error, in: context, size: size, fonts: p.fonts)
+            if p.drawsErrorState { drawErrorState(error, in: context, size: size, fonts: p.fonts) }
             p.outcome.value = .init(error: error, scaleFactor: nil)
         case .image(let prepared):
             // What the rasterizing ancestor's landing publishes (it calls didDisplay on its subtree).
@@ -339,6 +353,7 @@ open class ImageNode: DisplayNode, @unchecked Sendable {
         let modification: (@Sendable (Bitmap, _ isCancelled: @Sendable () -> Bool) -> Bitmap?)?
         let cache: ImageCache
         let fonts: FontRegistry
+        let drawsErrorState: Bool
         let outcome: DisplayOutcome
         let decodeObserver: (@Sendable (_ path: String, _ fitting: CGSize?) -> Void)?
         /// The node's name in a trace, when one was recording at the snapshot.

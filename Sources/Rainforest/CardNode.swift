@@ -56,6 +56,9 @@ final class CardNode: CellNode, @unchecked Sendable {
         background.name = "blurred background"
         background.imagePath = imagePath
         background.contentMode = .aspectFill
+        // A photo that cannot be read says so in the photo area; behind the texts the card stays
+        // black, so they remain readable (not the error's grey box and words under them).
+        background.drawsErrorState = false
         background.imageModificationBlock = { image, isCancelled in
             ImageEffects.blur(image, radius: CardArtist.blurRadius, tintColor: CardArtist.blurTint,
                               saturationDeltaFactor: CardArtist.blurSaturation, isCancelled: isCancelled)

@@ -379,6 +379,28 @@ final class ImageNodeTests: XCTestCase {
         }
     }
 
+    func testWithoutTheErrorStateAFailedFileLeavesNoContentsButSetsLastError() {
+        let path = scratch.appendingPathComponent("missing.png").path
+        MainActor.assumeIsolated {
+            let node = ImageNode()
+            node.fonts = Self.fonts
+            node.imageCache = ImageCache()
+            node.imagePath = path
+            XCTAssertTrue(node.drawsErrorState, "on by default")
+            node.drawsErrorState = false
+            let (loop, _) = NodeTestSupport.makeLoop(scale: 1)
+            node.frame = CGRect(x: 0, y: 0, width: 120, height: 60)
+            let layer = node.layer
+            NodeTestSupport.turn(loop) { node.lastError != nil }
+            XCTAssertEqual(node.lastError, .fileMissing(path: path))
+            XCTAssertNil(layer.contents, "nothing drawn")
+            // Drawn into a rasterizing ancestor: nothing there either.
+            let context = GraphicsContext(size: CGSize(width: 120, height: 60), scale: 1)
+            ImageNode.draw(parameters: node.drawParameters(), in: context, isCancelled: { false })
+            XCTAssertEqual(Self.rgba(context.makeBitmap(), 60, 30), [0, 0, 0, 0])
+        }
+    }
+
     func testACorruptFileSetsLastErrorAndAFixedOneClearsIt() throws {
         let path = scratch.appendingPathComponent("corrupt.png").path
         var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]   // PNG signature

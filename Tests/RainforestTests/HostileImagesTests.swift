@@ -92,6 +92,16 @@ final class HostileImagesTests: XCTestCase {
                 }
             }
         case .error(let text):
+            // The reason is in the photo area; behind the texts the card stays black (no grey
+            // box with the same words under the white description).
+            if let contents = drawn.contents {
+                let textArea = contents.pixel(x: Int(160 * scale), y: Int((card.photo.frame.maxY + 200) * scale))
+                XCTAssertLessThan(Int(textArea.r) + Int(textArea.g) + Int(textArea.b), 150, "\(context): \(textArea)",
+                                  file: file, line: line)
+                let photoArea = contents.pixel(x: Int(4 * scale), y: Int(4 * scale))
+                XCTAssertEqual([photoArea.r, photoArea.g, photoArea.b], [217, 217, 217], "\(context): the error state's grey",
+                               file: file, line: line)
+            }
             XCTAssertEqual(card.photo.lastError?.description, text, context, file: file, line: line)
             XCTAssertEqual(card.background.lastError?.description, text, context, file: file, line: line)
         }
