@@ -15,7 +15,7 @@ extension SoakCommand {
         var options = collection
         if options.cards == nil && options.images == nil { options.cards = 1000 }
         let seed = self.seed ?? UInt64.random(in: 1...UInt64.max)
-        var random = SoakRandom(seed: seed)
+        var random = SeededRandom(seed: seed)
         let session = try Session(collection: options, headless: true)
         defer { session.app.close() }
         let app = session.app, viewer = session.viewer

@@ -1,4 +1,5 @@
 import Canopy
+import CanopyGraphics
 import CanopySDL
 import Foundation
 
@@ -20,7 +21,7 @@ struct SoakDriver {
     /// Called after every turn (the watchdog's heartbeat).
     let stamp: () -> Void
 
-    func randomAction(using random: inout SoakRandom) -> Action {
+    func randomAction(using random: inout SeededRandom) -> Action {
         // Scrolling is what users do most.
         let weighted: [(Action, Int)] = [(.wheel, 6), (.fling, 5), (.drag, 3), (.page, 3), (.jump, 2), (.home, 1), (.end, 1),
                                          (.resize, 1), (.mode, 2), (.overlay, 2), (.favourite, 2), (.select, 1), (.reload, 1)]
@@ -33,7 +34,7 @@ struct SoakDriver {
     }
 
     /// Performs an action and the frames that follow it; returns the frames and the dropped ones.
-    func perform(_ action: Action, using random: inout SoakRandom) -> (frames: Int, dropped: Int) {
+    func perform(_ action: Action, using random: inout SeededRandom) -> (frames: Int, dropped: Int) {
         var counter = FrameCounter()
         let centre = CGPoint(x: app.size.width / 2, y: app.size.height / 2)
         func send(_ event: InputEvent) { viewer.handle(event, at: MonotonicClock.now()) }

@@ -193,7 +193,7 @@ final class ImageHeaderTests: XCTestCase {
     func testFileAndBytesVariantsAgreeOnRandomJPEGLayouts() throws {
         // Segments of random sizes put markers, fill bytes and frame headers across the
         // boundaries of the reader's windows; reading the file must match reading all its bytes.
-        var random = SplitMix64(seed: 2024)
+        var random = SeededRandom(seed: 2024)
         var found = 0
         for round in 0..<40 {
             var body: [UInt8] = []
@@ -466,7 +466,7 @@ final class ImageHeaderTests: XCTestCase {
     }
 
     func testRandomMutationsNeverTrap() throws {
-        var random = SplitMix64(seed: 0x5EED_CA70_9E)
+        var random = SeededRandom(seed: 0x5EED_CA70_9E)
         let heads = try Self.photos.map { Array(try photoBytes($0.name).prefix(4096)) }
         let seeds = heads + [
             png(width: 9, height: 9), jpeg(frame(0xC2, width: 9, height: 9)), webpVP8(width: 9, height: 9),
@@ -513,18 +513,6 @@ final class ImageHeaderTests: XCTestCase {
 
     // MARK: Helpers
 
-    /// A small deterministic generator, so a failing round can be replayed.
-    private struct SplitMix64 {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     private func read(_ path: String, file: StaticString = #filePath, line: UInt = #line) -> ImageHeader? {
         do {

@@ -408,7 +408,7 @@ final class LayoutSpecTests: XCTestCase {
     // the range its parent gives it and the size it returns; random root ranges, finite and infinite.
 
     func testRandomLayoutTreesRespectTheirRanges() {
-        var rng = LayoutTestRNG(seed: 0xC0FFEE)
+        var rng = SeededRandom(seed: 0xC0FFEE)
         let probes = RangeProbeLog()
         for iteration in 0..<2000 {
             let tree = RandomLayoutTree.element(depth: 4, rng: &rng, probes: probes)
@@ -419,7 +419,7 @@ final class LayoutSpecTests: XCTestCase {
 
     /// "Nothing overflows" (see `RandomLayoutTree.fittingStack`): then every child lies inside the stack.
     func testRandomStacksThatFitKeepTheirChildrenInside() {
-        var rng = LayoutTestRNG(seed: 0xF17)
+        var rng = SeededRandom(seed: 0xF17)
         let probes = RangeProbeLog()
         for iteration in 0..<1000 {
             let (stack, constraint) = RandomLayoutTree.fittingStack(rng: &rng, probes: probes)
@@ -437,7 +437,7 @@ final class LayoutSpecTests: XCTestCase {
     /// in other ranges (a layout depends on its range, parent size and styles only).
     func testRandomLayoutTreesArePure() {
         for seed in UInt64(1)...300 {
-            var a = LayoutTestRNG(seed: seed), b = LayoutTestRNG(seed: seed)
+            var a = SeededRandom(seed: seed), b = SeededRandom(seed: seed)
             let treeA = RandomLayoutTree.element(depth: 4, rng: &a), treeB = RandomLayoutTree.element(depth: 4, rng: &b)
             let constraintA = RandomLayoutTree.sizeRange(rng: &a), constraintB = RandomLayoutTree.sizeRange(rng: &b)
             assertSameLayout(treeA, constraintA, treeB, constraintB, "seed \(seed)")
@@ -614,25 +614,12 @@ final class RangeProbeLog: Sendable {
     }
 }
 
-/// A small seeded generator (LayoutTestRNG), so random trees are the same on every run.
-struct LayoutTestRNG: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 enum RandomLayoutTree {
-    static func length(_ rng: inout LayoutTestRNG, _ upper: CGFloat) -> CGFloat {
+    static func length(_ rng: inout SeededRandom, _ upper: CGFloat) -> CGFloat {
         CGFloat(Int.random(in: 0...Int(upper), using: &rng))
     }
 
-    static func dimension(_ rng: inout LayoutTestRNG) -> LayoutDimension {
+    static func dimension(_ rng: inout SeededRandom) -> LayoutDimension {
         switch Int.random(in: 0..<4, using: &rng) {
         case 0: return .points(length(&rng, 150))
         case 1: return .fraction(CGFloat(Int.random(in: 0...10, using: &rng)) / 10)
@@ -640,7 +627,7 @@ enum RandomLayoutTree {
         }
     }
 
-    static func style(_ rng: inout LayoutTestRNG) -> Style {
+    static func style(_ rng: inout SeededRandom) -> Style {
         let style = Style()
         if Bool.random(using: &rng) {
             style.width = dimension(&rng)
@@ -654,14 +641,14 @@ enum RandomLayoutTree {
         return style
     }
 
-    static func sizeRange(rng: inout LayoutTestRNG) -> SizeRange {
+    static func sizeRange(rng: inout SeededRandom) -> SizeRange {
         let minSize = sz(length(&rng, 100), length(&rng, 100))
         let maxW = Int.random(in: 0..<4, using: &rng) == 0 ? unbounded : minSize.width + length(&rng, 200)
         let maxH = Int.random(in: 0..<4, using: &rng) == 0 ? unbounded : minSize.height + length(&rng, 200)
         return SizeRange(min: minSize, max: sz(maxW, maxH))
     }
 
-    static func pick<T>(_ options: [T], _ rng: inout LayoutTestRNG) -> T {
+    static func pick<T>(_ options: [T], _ rng: inout SeededRandom) -> T {
         options.randomElement(using: &rng)!
     }
 
@@ -671,7 +658,7 @@ enum RandomLayoutTree {
     }
 
     /// A random tree `depth` deep, every child in a `RangeProbe` when `probes` is given.
-    static func element(depth: Int, rng: inout LayoutTestRNG, probes: RangeProbeLog? = nil) -> any LayoutElement {
+    static func element(depth: Int, rng: inout SeededRandom, probes: RangeProbeLog? = nil) -> any LayoutElement {
         let kind = depth == 0 ? Int.random(in: 0...1, using: &rng) : Int.random(in: 0...13, using: &rng)
         let style = style(&rng)
         func child() -> any LayoutElement { probed(element(depth: depth - 1, rng: &rng, probes: probes), probes) }
@@ -721,7 +708,7 @@ enum RandomLayoutTree {
 
     /// A stack of `children` with every property random, set after creation; the children get random
     /// flex properties (their style already has random sizes, mins and maxes, half the time).
-    static func stack(style: Style, children: [any LayoutElement], rng: inout LayoutTestRNG) -> StackLayoutSpec {
+    static func stack(style: Style, children: [any LayoutElement], rng: inout SeededRandom) -> StackLayoutSpec {
         let stack = StackLayoutSpec(style: style, children: children)
         stack.direction = pick([.horizontal, .vertical], &rng)
         stack.spacing = pick([0, 0, length(&rng, 12)], &rng)
@@ -754,7 +741,7 @@ enum RandomLayoutTree {
     ///   children, their `spacingBefore`/`spacingAfter`) fitting the main length, and every cross-axis
     ///   min fitting the cross length.
     /// Children are random trees two deep (which may overflow inside themselves).
-    static func fittingStack(rng: inout LayoutTestRNG, probes: RangeProbeLog? = nil) -> (StackLayoutSpec, SizeRange) {
+    static func fittingStack(rng: inout SeededRandom, probes: RangeProbeLog? = nil) -> (StackLayoutSpec, SizeRange) {
         let children = (0..<Int.random(in: 1...4, using: &rng)).map { _ in
             probed(element(depth: 2, rng: &rng, probes: probes), probes)
         }

@@ -1,3 +1,4 @@
+import CanopyGraphics
 import Foundation
 import XCTest
 @testable import Canopy
@@ -289,7 +290,7 @@ final class RunLoopQueueTests: XCTestCase {
             var model: [Item] = []
             var expectedHandled: [Item] = []
             var checked = 0 // handled items already compared with the model
-            var rng = LayoutTestRNG(seed: 42)
+            var rng = SeededRandom(seed: 42)
             for step in 0..<5000 {
                 switch rng.next() % 10 {
                 case 0..<5:

@@ -1,3 +1,4 @@
+import CanopyGraphics
 import Foundation
 import XCTest
 @testable import Rainforest
@@ -25,7 +26,7 @@ final class SoakTests: XCTestCase {
     }
 
     func testTheSameSeedMakesTheSameActions() {
-        var a = SoakRandom(seed: 99), b = SoakRandom(seed: 99), c = SoakRandom(seed: 100)
+        var a = SeededRandom(seed: 99), b = SeededRandom(seed: 99), c = SeededRandom(seed: 100)
         let first = (0..<20).map { _ in a.next() }
         XCTAssertEqual(first, (0..<20).map { _ in b.next() })
         XCTAssertNotEqual(first, (0..<20).map { _ in c.next() })
