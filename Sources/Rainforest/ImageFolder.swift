@@ -111,6 +111,9 @@ final class ImageFolder: CardProvider {
         }
     }
 
+    /// Where `d_name` lies in a `dirent`.
+    private static let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+
     private static func scan(_ url: URL, stoppingAtFirst: Bool) throws(ImageFolderError) -> [String] {
         guard let directory = opendir(url.path) else {
             throw ImageFolderError(path: url.path, reason: "cannot read (\(systemMessage(errno)))")
@@ -123,9 +126,11 @@ final class ImageFolder: CardProvider {
                 if errno != 0 { throw ImageFolderError(path: url.path, reason: "cannot read (\(systemMessage(errno)))") }
                 break
             }
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            // The name is read where it lies, up to its NUL: glibc packs the entries it reads, each
+            // only as long as its name, so copying the whole `d_name` (256 bytes) read past the
+            // end of the last entry in readdir's buffer (AddressSanitizer: heap-buffer-overflow).
+            let name = String(cString: UnsafeRawPointer(entry).advanced(by: Self.nameOffset)
+                .assumingMemoryBound(to: CChar.self))
             if name.hasPrefix(".") { continue }  // hidden, and "." and ".."
             let type = entry.pointee.d_type
             if type == UInt8(DT_DIR) { continue }
