@@ -5,9 +5,34 @@ import Foundation
 /// cause ends with one line on standard error and exit status 2.
 @main
 enum RainforestMain {
+    /// How a run ended, when it did not exit by itself.
+    private enum Ending {
+        case finished
+        /// Help or version text, printed to standard output with status 0.
+        case printed(String)
+        case failed(UserFacingError)
+    }
+
     @MainActor
     static func main() {
         setlocale(LC_CTYPE, "") // the user's character set, for the window system's text
+        // The process exits only after `run` has returned, when the parsed command and any
+        // parse error are released: LeakSanitizer (make test-asan) cannot see the parser's
+        // error through the Swift enums that hold it, and reported its contents as leaked
+        // when the process exited while it was alive.
+        switch run() {
+        case .finished:
+            return
+        case .printed(let text):
+            if !text.isEmpty { print(text) }
+            exit(0)
+        case .failed(let error):
+            fail(error.message, status: error.status)
+        }
+    }
+
+    @MainActor
+    private static func run() -> Ending {
         do {
             let command = try RainforestCommand.parseAsRoot()
             switch command {
@@ -19,13 +44,14 @@ enum RainforestMain {
                 var other = command
                 try other.run()
             }
+            return .finished
         } catch let error as UserFacingError {
-            fail(error.message, status: error.status)
+            return .failed(error)
         } catch {
             if RainforestCommand.exitCode(for: error) == .success {
-                RainforestCommand.exit(withError: error) // help or version: printed, status 0
+                return .printed(RainforestCommand.fullMessage(for: error)) // help or version
             }
-            fail(RainforestCommand.message(for: error))
+            return .failed(UserFacingError(message: RainforestCommand.message(for: error)))
         }
     }
 
