@@ -1,3 +1,4 @@
+import CanopyGraphics
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -133,6 +134,7 @@ public final class DisplayQueue: Sendable {
                 state.withLock { $0.running -= 1 }
             }
         }
+        GraphicsLibrary.releaseThreadState()  // the work may have used SDL (decoding, text)
         finished.signal()
     }
 

@@ -25,6 +25,15 @@ public enum GraphicsLibrary {
             started = true
         }
     }
+
+    /// Frees what SDL keeps for the calling thread: the buffer of its last error, made by any
+    /// SDL, SDL_image or SDL_ttf call on that thread that set or cleared one (SDL_image's GIF
+    /// loader does, a missing glyph does). SDL frees it when a thread of its own ends; a thread
+    /// we start that used SDL calls this as it ends, or the buffer leaks (make test-asan found
+    /// it for display workers that were shut down). Safe on any thread, and after any call.
+    public static func releaseThreadState() {
+        SDL_TLSCleanup()
+    }
 }
 
 /// A C library that CanopyGraphics needs did not start.

@@ -377,6 +377,7 @@ final class ImageDecoderTests: XCTestCase {
                 start.wait()
                 let bitmap = try? ImageDecoder.decode(contentsOf: paths[index % paths.count], fitting: target)
                 results.withLock { $0[index] = bitmap?.pixels }
+                GraphicsLibrary.releaseThreadState()  // SDL_image's GIF loader left an error buffer
                 group.leave()
             }.start()
         }
