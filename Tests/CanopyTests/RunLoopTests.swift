@@ -73,7 +73,8 @@ final class RunLoopTests: XCTestCase {
         MainActor.assumeIsolated {
             let waiter = RecordingWaiter()
             let loop = RunLoop(waiter: waiter)
-            loop.addObserver(.layout) { _ in loop.setNeedsFrame() }
+            // Unowned: the loop keeps its observers, so a strong capture was a cycle (make test-asan).
+            loop.addObserver(.layout) { [unowned loop] _ in loop.setNeedsFrame() }
             loop.runTurn()
             loop.waitForNextFrame() // a frame was asked for: a paced wait, no sleep
             loop.runTurn()

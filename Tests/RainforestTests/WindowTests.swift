@@ -64,6 +64,16 @@ final class WindowTests: XCTestCase {
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// The app's environment: the test display and no more, but for a sanitized run's settings
+    /// (make test-asan, make test-tsan), which must reach the app too.
+    private func appEnvironment() -> [String: String] {
+        var environment = ["DISPLAY": display, "PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()]
+        for key in ["ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS", "LD_PRELOAD", "SWIFT_BACKTRACE"] {
+            if let value = ProcessInfo.processInfo.environment[key] { environment[key] = value }
+        }
+        return environment
+    }
+
     private func capture(_ window: String, _ name: String) throws -> Bitmap {
         let file = scratch.appendingPathComponent("\(name).png").path
         try shell("import", ["-window", window, file])
@@ -80,12 +90,17 @@ final class WindowTests: XCTestCase {
         let app = Process()
         app.executableURL = CommandLineTests.binary
         app.arguments = ["--size", "1280x800", "--overlays", ""]
-        app.environment = ["DISPLAY": display, "PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()]
+        app.environment = appEnvironment()
         app.standardOutput = FileHandle.nullDevice
         let errors = Pipe()
         app.standardError = errors
         try app.run()
-        defer { if app.isRunning { app.terminate() } }
+        defer {
+            if app.isRunning { app.terminate() }
+            // Also lets Foundation release the Process, which holds itself until the run loop
+            // of the thread that started it hears of the exit (make test-asan found it leaked).
+            app.waitUntilExit()
+        }
 
         let window = try shell("timeout", ["20", "xdotool", "search", "--sync", "--class", "rainforest"])
             .split(separator: "\n").first.map(String.init) ?? ""
@@ -127,12 +142,17 @@ final class WindowTests: XCTestCase {
         let app = Process()
         app.executableURL = CommandLineTests.binary
         app.arguments = ["--images", folder.path, "--size", "1280x800"]
-        app.environment = ["DISPLAY": display, "PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()]
+        app.environment = appEnvironment()
         app.standardOutput = FileHandle.nullDevice
         let errors = Pipe()
         app.standardError = errors
         try app.run()
-        defer { if app.isRunning { app.terminate() } }
+        defer {
+            if app.isRunning { app.terminate() }
+            // Also lets Foundation release the Process, which holds itself until the run loop
+            // of the thread that started it hears of the exit (make test-asan found it leaked).
+            app.waitUntilExit()
+        }
         let window = try shell("timeout", ["20", "xdotool", "search", "--sync", "--class", "rainforest"])
             .split(separator: "\n").first.map(String.init) ?? ""
         XCTAssertFalse(window.isEmpty, "the window appeared")
