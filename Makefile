@@ -25,7 +25,28 @@ TSAN_TESTS := --filter '^CanopyTests\.' \
 # Every report of a run, not just the first: make test-tsan TSAN_RUN_OPTIONS="halt_on_error=0 ..." (still fails).
 TSAN_RUN_OPTIONS ?= halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/.ci/tsan.supp
 
-.PHONY: setup build run test test-tsan bench clean
+# `make test-asan`: every test under AddressSanitizer with LeakSanitizer, in a build directory of
+# its own. Any report fails: an address error stops the process at once (halt_on_error), a leak
+# is reported when the process exits and fails its exit status. lld links (gold warns about
+# every one of ASan's outlined checks); the Swift backtracer is off, so ASan's reports are whole.
+ASAN_BUILD := .build/asan
+ASAN_SWIFT_FLAGS := --sanitize=address --scratch-path $(ASAN_BUILD) -Xswiftc -use-ld=lld
+# LeakSanitizer cannot scan a library once it is unloaded: .ci/lsan-keep-libraries.c keeps them
+# all loaded (and says why). .ci/lsan.supp names the two reports that are not ours (Swift's
+# runtime, and libdbus under SDL_Init), each with how it was shown. XCTest's own state is made
+# visible to LeakSanitizer by Tests/CanopyTests/LeakSanitizerRoot.swift.
+ASAN_KEEP_LIBRARIES := $(ASAN_BUILD)/liblsan-keep-libraries.so
+ASAN_RUN_OPTIONS ?= detect_leaks=1 halt_on_error=1
+ASAN_ENV = SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="$(ASAN_RUN_OPTIONS)" \
+           LSAN_OPTIONS="suppressions=$(CURDIR)/.ci/lsan.supp print_suppressions=0" LD_PRELOAD="$(CURDIR)/$(ASAN_KEEP_LIBRARIES)"
+TSAN_ENV = TSAN_OPTIONS="$(TSAN_RUN_OPTIONS)" LD_PRELOAD="$(CURDIR)/$(TSAN_MUTEX)"
+# `make scroll-tsan`, `make scroll-asan`: the bench's headless scroll, SCROLL_SECONDS at each of
+# SCROLL_SPEEDS pt/s over 1,000 cards, by the sanitized debug build of the tests' binary.
+SCROLL_SECONDS ?= 30
+SCROLL_SPEEDS ?= 3000
+SCROLL_ARGS = bench --scenario scrolling --cards 1000 --speed $(SCROLL_SPEEDS) --duration $(SCROLL_SECONDS)
+
+.PHONY: setup build run test test-tsan test-asan scroll-tsan scroll-asan bench clean
 
 setup:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -52,8 +73,23 @@ test:
 
 test-tsan: $(TSAN_MUTEX)
 	$(SWIFT) build --build-tests $(TSAN_SWIFT_FLAGS)
-	TSAN_OPTIONS="$(TSAN_RUN_OPTIONS)" LD_PRELOAD="$(CURDIR)/$(TSAN_MUTEX)" \
-	  $(SWIFT) test --skip-build $(TSAN_SWIFT_FLAGS) $(TSAN_TESTS)
+	$(TSAN_ENV) $(SWIFT) test --skip-build $(TSAN_SWIFT_FLAGS) $(TSAN_TESTS)
+
+scroll-tsan: $(TSAN_MUTEX)
+	$(SWIFT) build --build-tests $(TSAN_SWIFT_FLAGS)
+	env -u DISPLAY -u WAYLAND_DISPLAY $(TSAN_ENV) $(TSAN_BUILD)/debug/rainforest $(SCROLL_ARGS)
+
+test-asan: $(ASAN_KEEP_LIBRARIES)
+	$(SWIFT) build --build-tests $(ASAN_SWIFT_FLAGS)
+	$(ASAN_ENV) $(SWIFT) test --skip-build $(ASAN_SWIFT_FLAGS)
+
+scroll-asan: $(ASAN_KEEP_LIBRARIES)
+	$(SWIFT) build --build-tests $(ASAN_SWIFT_FLAGS)
+	env -u DISPLAY -u WAYLAND_DISPLAY $(ASAN_ENV) $(ASAN_BUILD)/debug/rainforest $(SCROLL_ARGS)
+
+$(ASAN_KEEP_LIBRARIES): .ci/lsan-keep-libraries.c
+	@mkdir -p $(@D)
+	$(CLANG) -O2 -Wall -Wextra -fPIC -shared $< -o $@
 
 $(TSAN_MUTEX): .ci/tsan-mutex.c
 	@mkdir -p $(@D)
