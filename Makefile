@@ -45,8 +45,12 @@ TSAN_ENV = TSAN_OPTIONS="$(TSAN_RUN_OPTIONS)" LD_PRELOAD="$(CURDIR)/$(TSAN_MUTEX
 SCROLL_SECONDS ?= 30
 SCROLL_SPEEDS ?= 3000
 SCROLL_ARGS = bench --scenario scrolling --cards 1000 --speed $(SCROLL_SPEEDS) --duration $(SCROLL_SECONDS)
+# `make fuzz`: the libFuzzer targets (Fuzz/run says how they are built), FUZZ_SECONDS each; CI
+# gives each 20 s. FUZZ_TARGETS picks some: cards-file, image-header, layout.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
 
-.PHONY: setup build run test test-tsan test-asan scroll-tsan scroll-asan bench clean
+.PHONY: setup build run test test-tsan test-asan scroll-tsan scroll-asan fuzz bench clean
 
 setup:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -86,6 +90,9 @@ test-asan: $(ASAN_KEEP_LIBRARIES)
 scroll-asan: $(ASAN_KEEP_LIBRARIES)
 	$(SWIFT) build --build-tests $(ASAN_SWIFT_FLAGS)
 	env -u DISPLAY -u WAYLAND_DISPLAY $(ASAN_ENV) $(ASAN_BUILD)/debug/rainforest $(SCROLL_ARGS)
+
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run $(FUZZ_TARGETS)
 
 $(ASAN_KEEP_LIBRARIES): .ci/lsan-keep-libraries.c
 	@mkdir -p $(@D)
