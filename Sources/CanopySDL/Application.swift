@@ -92,6 +92,9 @@ public final class Application {
     /// The trace's "composite" span: from the compositor's drawing to the end of the present.
     private var compositeTrace: Tracer.Interval?
     private var closed = false
+    private let memoryTrimmer = MemoryTrimmer()
+    /// How many times free memory was handed back to the system after a burst of work.
+    public var memoryTrimCount: Int { memoryTrimmer.trims }
 
     /// Starts SDL and opens the window (or the headless target).
     public init(options: Options) throws(ApplicationError) {
@@ -328,6 +331,9 @@ public final class Application {
             if fastPresents >= 30 { runLoop.pacing = .clock(rate: 60) }
         }
         lastPresentEnd = end
+        let displays = DisplayScheduler.shared.displayStatistics.count, rasters = DisplayScheduler.shared.rasterStatistics
+        memoryTrimmer.turnEnded(now: end, activity: [displays, rasters.completed, rasters.cancelled, compositor.textureBytes],
+                                loopWillSleep: !runLoop.needsFrame)
     }
 
     private func readPixels() -> Bitmap? {

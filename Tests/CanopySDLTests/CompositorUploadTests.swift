@@ -104,6 +104,40 @@ final class CompositorUploadTests: XCTestCase {
         }
     }
 
+    func testFreeMemoryIsReturnedOnceAfterABurstOfUploads() throws {
+        try MainActor.assumeIsolated {
+            let app = try Self.makeApp()
+            defer { app.close() }
+            app.runTurn()
+            while app.runLoop.needsFrame { app.runTurn() }
+            let before = app.memoryTrimCount
+            // Quiet turns: nothing to give back.
+            for _ in 0..<5 { app.runTurn() }
+            XCTAssertEqual(app.memoryTrimCount, before)
+            // A burst: textures made, then the layers go and theirs are released.
+            app.rootLayer.setSublayers((0..<4).map { _ in
+                let layer = Layer(frame: CGRect(x: 0, y: 0, width: 40, height: 40))
+                layer.contents = Bitmap(width: 256, height: 256, fill: Self.red)
+                return layer
+            })
+            app.runTurn()
+            XCTAssertEqual(app.compositor.textureBytes, 4 * 256 * 256 * 4)
+            let afterUploads = app.memoryTrimCount
+            XCTAssertEqual(afterUploads, before + 1, "the loop sleeps after the uploads' turn: once")
+            app.rootLayer.setSublayers([])
+            var turns = 0
+            while app.compositor.textureBytes > 0 && turns < 100 {
+                app.runTurn()
+                turns += 1
+            }
+            XCTAssertEqual(app.compositor.textureBytes, 0, "released")
+            app.runTurn()
+            XCTAssertEqual(app.memoryTrimCount, afterUploads + 1, "and once after the textures are released")
+            for _ in 0..<5 { app.runTurn() }
+            XCTAssertEqual(app.memoryTrimCount, afterUploads + 1, "not again without new work")
+        }
+    }
+
     func testAnImmediateUploadIgnoresTheQueue() throws {
         try MainActor.assumeIsolated {
             let app = try Self.makeApp()
