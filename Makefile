@@ -46,7 +46,7 @@ SCROLL_SECONDS ?= 30
 SCROLL_SPEEDS ?= 3000
 SCROLL_ARGS = bench --scenario scrolling --cards 1000 --speed $(SCROLL_SPEEDS) --duration $(SCROLL_SECONDS)
 # `make fuzz`: the libFuzzer targets (Fuzz/run says how they are built), FUZZ_SECONDS each; CI
-# gives each 20 s. FUZZ_TARGETS picks some: cards-file, image-header, layout.
+# gives them 30 s. They run side by side. FUZZ_TARGETS picks some: cards-file, image-header, layout.
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 
