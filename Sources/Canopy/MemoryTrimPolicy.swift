@@ -15,6 +15,9 @@ public struct MemoryTrimPolicy: Sendable {
     private var lastActivity: TimeInterval = 0
     private var pending = false
 
+    /// Whether work was done since the last trim (a trim is due once it is quiet).
+    public var isTrimDue: Bool { pending }
+
     public init(quietTime: TimeInterval = 1) {
         self.quietTime = quietTime
     }

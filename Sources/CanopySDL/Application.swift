@@ -95,6 +95,11 @@ public final class Application {
     private let memoryTrimmer = MemoryTrimmer()
     /// How many times free memory was handed back to the system after a burst of work.
     public var memoryTrimCount: Int { memoryTrimmer.trims }
+    /// Whether work was done since free memory was last handed back (it will be once quiet).
+    public var isMemoryTrimDue: Bool { memoryTrimmer.isTrimDue }
+    /// Waits for the handing back of free memory asked for so far to end (it runs on a queue of
+    /// its own): what a measurement of resident memory at rest waits for.
+    public func waitForMemoryTrims() { memoryTrimmer.waitForTrims() }
 
     /// Starts SDL and opens the window (or the headless target).
     public init(options: Options) throws(ApplicationError) {

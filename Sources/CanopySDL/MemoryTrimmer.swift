@@ -17,6 +17,14 @@ final class MemoryTrimmer {
     /// Trims asked for so far.
     private(set) var trims = 0
 
+    /// Whether work was done since the last trim.
+    var isTrimDue: Bool { Self.trim != nil && policy.isTrimDue }
+
+    /// Waits for the trims asked for so far to end.
+    func waitForTrims() {
+        Self.queue.sync {}
+    }
+
     /// Called at the end of each turn.
     func turnEnded(now: TimeInterval, activity: [Int], loopWillSleep: Bool) {
         guard Self.trim != nil,

@@ -114,7 +114,8 @@ struct SoakDriver {
 
     /// Back to the default size, mode and overlays at the top of the collection (just scrolled down
     /// a point, so the ranges lead downwards as after start), then turns until every visible card
-    /// is on screen and the release and upload queues have had time to drain.
+    /// is on screen, the release and upload queues have had time to drain and the application
+    /// has handed back the memory the work freed.
     func settleAtTop() -> (frames: Int, dropped: Int) {
         var counter = FrameCounter()
         viewer.mode = ViewerMode()
@@ -130,6 +131,11 @@ struct SoakDriver {
         let deadline = MonotonicClock.now() + 30
         while MonotonicClock.now() < deadline && !viewer.isSettled { counter.run(frames: 1, self) }
         counter.run(frames: 90, self)
+        // At rest the application hands back the memory the work freed (after a quiet second):
+        // wait for that, as a user who stops scrolling would.
+        let trimDeadline = MonotonicClock.now() + 10
+        while MonotonicClock.now() < trimDeadline && app.isMemoryTrimDue { counter.run(frames: 1, self) }
+        app.waitForMemoryTrims()
         return (counter.frames, counter.dropped)
     }
 

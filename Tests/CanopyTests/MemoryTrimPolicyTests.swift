@@ -17,8 +17,10 @@ final class MemoryTrimPolicyTests: XCTestCase {
             XCTAssertFalse(policy.shouldTrim(now: Double(turn) / 60, activity: [turn, turn * 2], loopWillSleep: false))
         }
         // Quiet, frames still coming: no trim before a second after the last work, one at it.
+        XCTAssertTrue(policy.isTrimDue)
         XCTAssertFalse(policy.shouldTrim(now: 0.5 + 0.99, activity: [30, 60], loopWillSleep: false))
         XCTAssertTrue(policy.shouldTrim(now: 0.5 + 1.0, activity: [30, 60], loopWillSleep: false))
+        XCTAssertFalse(policy.isTrimDue)
         // Not again for the same burst.
         for turn in 1...120 {
             XCTAssertFalse(policy.shouldTrim(now: 1.5 + Double(turn) / 60, activity: [30, 60], loopWillSleep: turn == 60))
