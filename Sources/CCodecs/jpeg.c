@@ -176,23 +176,43 @@ ccodecs_jpeg *ccodecs_jpeg_open(const char *path, ccodecs_jpeg_info *info, ccode
     return jpeg;
 }
 
-int ccodecs_jpeg_start(ccodecs_jpeg *jpeg, int target_width, int target_height,
-                       ccodecs_jpeg_info *info, ccodecs_error *error) {
+/// floor(value * eighths / 8) and its ceiling, for non-negative values.
+static unsigned scaled_down(unsigned value, unsigned eighths) { return value * eighths / 8; }
+static unsigned scaled_up(unsigned value, unsigned eighths) { return (value * eighths + 7) / 8; }
+
+int ccodecs_jpeg_start(ccodecs_jpeg *jpeg, int crop_x, int crop_y, int crop_width, int crop_height,
+                       int target_width, int target_height, ccodecs_jpeg_info *info, ccodecs_error *error) {
     if (setjmp(jpeg->fail)) {
         report_failure(jpeg, error);
         return -1;
     }
     struct jpeg_decompress_struct *cinfo = &jpeg->cinfo;
+    if (crop_x < 0 || crop_y < 0 || crop_width <= 0 || crop_height <= 0 ||
+        (unsigned)crop_x + (unsigned)crop_width > cinfo->image_width ||
+        (unsigned)crop_y + (unsigned)crop_height > cinfo->image_height) {
+        ccodecs_set_error(error, CCODECS_UNSUPPORTED, "a crop outside the JPEG image");
+        return -1;
+    }
     unsigned wanted_width = target_width > 0 ? (unsigned)target_width : 1;
     unsigned wanted_height = target_height > 0 ? (unsigned)target_height : 1;
+    unsigned left = (unsigned)crop_x, top = (unsigned)crop_y;
+    unsigned right = left + (unsigned)crop_width, bottom = top + (unsigned)crop_height;
+    unsigned x0 = 0, y0 = 0, x1 = 0, y1 = 0;
     cinfo->scale_denom = 8;
     cinfo->scale_num = 8;
     // Only 1/8, 1/4, 1/2 and 1: libjpeg-turbo has SIMD code for these, and what follows them
     // (our area average) then comes closer to an exact area average than after 3/8, 5/8...
+    // Sides are at most 65500, so value * 8 cannot overflow.
     for (unsigned eighths = 1; eighths <= 8; eighths *= 2) {
         cinfo->scale_num = eighths;
         jpeg_calc_output_dimensions(cinfo);
-        if (cinfo->output_width >= wanted_width && cinfo->output_height >= wanted_height) break;
+        x0 = scaled_down(left, eighths);
+        y0 = scaled_down(top, eighths);
+        x1 = scaled_up(right, eighths);
+        y1 = scaled_up(bottom, eighths);
+        if (x1 > cinfo->output_width) x1 = cinfo->output_width;
+        if (y1 > cinfo->output_height) y1 = cinfo->output_height;
+        if (x1 - x0 >= wanted_width && y1 - y0 >= wanted_height) break;
     }
     jpeg_start_decompress(cinfo);  // a multi-scan file is read whole here
     if (check_warnings(jpeg, error) != 0) return -1;
@@ -203,6 +223,10 @@ int ccodecs_jpeg_start(ccodecs_jpeg *jpeg, int target_width, int target_height,
     info->output_width = (int)cinfo->output_width;
     info->output_height = (int)cinfo->output_height;
     info->scale_num = (int)cinfo->scale_num * 8 / (int)cinfo->scale_denom;
+    info->output_crop_x = (int)x0;
+    info->output_crop_y = (int)y0;
+    info->output_crop_width = (int)(x1 - x0);
+    info->output_crop_height = (int)(y1 - y0);
     return 0;
 }
 

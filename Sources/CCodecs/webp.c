@@ -13,6 +13,7 @@ struct ccodecs_webp {
     size_t size;
     int width;
     int height;
+    int lossless;
 };
 
 /// Fills `error` for a libwebp status other than VP8_STATUS_OK.
@@ -83,6 +84,7 @@ ccodecs_webp *ccodecs_webp_open(const char *path, ccodecs_webp_info *info, ccode
     }
     webp->width = features.width;
     webp->height = features.height;
+    webp->lossless = features.format == 2;
     info->width = features.width;
     info->height = features.height;
     info->has_alpha = features.has_alpha;
@@ -91,14 +93,35 @@ ccodecs_webp *ccodecs_webp_open(const char *path, ccodecs_webp_info *info, ccode
     return webp;
 }
 
-int ccodecs_webp_decode(ccodecs_webp *webp, int output_width, int output_height,
-                        uint8_t *buffer, size_t stride, ccodecs_error *error) {
+int ccodecs_webp_decode(ccodecs_webp *webp, int crop_x, int crop_y, int crop_width, int crop_height,
+                        int output_width, int output_height, uint8_t *buffer, size_t stride,
+                        ccodecs_error *error) {
+    if (crop_x < 0 || crop_y < 0 || crop_width <= 0 || crop_height <= 0 ||
+        crop_x > webp->width - crop_width || crop_y > webp->height - crop_height) {
+        ccodecs_set_error(error, CCODECS_UNSUPPORTED, "a crop outside the WebP image");
+        return -1;
+    }
     WebPDecoderConfig config;
     if (!WebPInitDecoderConfig(&config)) {
         ccodecs_set_error(error, CCODECS_UNSUPPORTED, "libwebp version mismatch");
         return -1;
     }
-    if (output_width != webp->width || output_height != webp->height) {
+    if (crop_width != webp->width || crop_height != webp->height) {
+        if (!webp->lossless) {
+            // Lossy data crops on even coordinates (its chroma is half size): grow the crop
+            // outward by the odd pixel rather than let libwebp shift it.
+            crop_width += crop_x & 1;
+            crop_height += crop_y & 1;
+            crop_x &= ~1;
+            crop_y &= ~1;
+        }
+        config.options.use_cropping = 1;
+        config.options.crop_left = crop_x;
+        config.options.crop_top = crop_y;
+        config.options.crop_width = crop_width;
+        config.options.crop_height = crop_height;
+    }
+    if (output_width != crop_width || output_height != crop_height) {
         config.options.use_scaling = 1;
         config.options.scaled_width = output_width;
         config.options.scaled_height = output_height;

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// Decoded (and scaled) bitmaps shared by every worker, keyed by file and target pixel size.
+/// Decoded (and scaled) bitmaps shared by every worker, keyed by file, target pixel size and crop.
 ///
 /// - Bounded: holds at most `capacityBytes` of pixels; the least recently used bitmaps go first.
 ///   A bitmap bigger than the whole capacity is returned but not kept.
@@ -17,16 +17,20 @@ import Synchronization
 /// The cache does not notice that a file changed on disk: call `removeBitmaps(forPath:)` or
 /// `removeAll()` when it does.
 public final class ImageCache: Sendable {
-    /// What a cached bitmap is: the file and the pixel size it was decoded to cover.
+    /// What a cached bitmap is: the file, the pixel size it was decoded to cover and the part
+    /// of the image decoded.
     public struct Key: Hashable, Sendable, CustomStringConvertible {
         public var path: String
         /// The target size in whole pixels (rounded up), or nil for the image's full size.
         public var fitting: CGSize?
+        /// The part of the image decoded (as asked, not clamped), or nil for all of it.
+        public var crop: ImageDecoder.Crop?
 
         /// `fitting` is rounded up to whole pixels, so 319.5 and 320 share an entry; a nil,
         /// infinite or NaN size means full size.
-        public init(path: String, fitting: CGSize?) {
+        public init(path: String, fitting: CGSize?, crop: ImageDecoder.Crop? = nil) {
             self.path = path
+            self.crop = crop
             if let fitting, fitting.width.isFinite, fitting.height.isFinite {
                 self.fitting = CGSize(width: Self.whole(fitting.width), height: Self.whole(fitting.height))
             } else {
@@ -35,8 +39,9 @@ public final class ImageCache: Sendable {
         }
 
         public var description: String {
-            guard let fitting else { return "\(path) (full size)" }
-            return "\(path) (fitting \(Int(fitting.width)) x \(Int(fitting.height)))"
+            let part = crop.map { ", crop \($0)" } ?? ""
+            guard let fitting else { return "\(path) (full size\(part))" }
+            return "\(path) (fitting \(Int(fitting.width)) x \(Int(fitting.height))\(part))"
         }
 
         private static func whole(_ value: CGFloat) -> CGFloat {
@@ -59,14 +64,16 @@ public final class ImageCache: Sendable {
         state = Mutex(State())
     }
 
-    /// The file at `path` decoded to cover `fitting` (see `ImageDecoder.decode(contentsOf:fitting:)`):
-    /// from the cache, or decoded now (once, however many threads ask) and cached.
+    /// The file at `path` (only `crop` of it when given) decoded to cover `fitting` (see
+    /// `ImageDecoder.decode(contentsOf:fitting:cropping:)`): from the cache, or decoded now (once,
+    /// however many threads ask) and cached.
     ///
     /// Any thread; blocks while decoding or waiting for another thread's decode of the same key.
-    public func bitmap(contentsOf path: String, fitting: CGSize?) throws(ImageError) -> Bitmap {
-        let key = Key(path: path, fitting: fitting)
+    public func bitmap(contentsOf path: String, fitting: CGSize?,
+                       cropping crop: ImageDecoder.Crop? = nil) throws(ImageError) -> Bitmap {
+        let key = Key(path: path, fitting: fitting, crop: crop)
         return try bitmap(for: key) { () throws(ImageError) -> Bitmap in
-            try ImageDecoder.decode(contentsOf: path, fitting: key.fitting)
+            try ImageDecoder.decode(contentsOf: path, fitting: key.fitting, cropping: key.crop)
         }
     }
 

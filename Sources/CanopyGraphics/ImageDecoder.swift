@@ -21,6 +21,13 @@ import Foundation
 /// Decoders that must hold the whole image (GIF, BMP, interlaced PNG, multi-scan/progressive JPEG
 /// and lossless WebP) refuse images over `maximumWholeImagePixels` as `tooLarge`.
 ///
+/// Crops: a decode may take only a rectangle of the image (`Crop`, in the image's pixels); the
+/// result is that rectangle scaled as a whole image would be. The streaming decoders read and
+/// drop the rows above it, keep only its columns of each row and stop below it; JPEG picks its
+/// DCT scale for the crop; WebP crops inside libwebp; the whole-image decoders crop the image they
+/// hold before scaling it. Scaled JPEG and lossy WebP round the crop outward (to whole pixels of
+/// the DCT scale; to even left and top edges), so an edge may take up to one more of those pixels.
+///
 /// Not done: EXIF orientation (pixels come in stored order), colour profiles and PNG gamma (the
 /// samples are taken as sRGB).
 public enum ImageDecoder {
@@ -29,6 +36,36 @@ public enum ImageDecoder {
     public static let maximumWholeImagePixels = 64_000_000
     /// The most pixels a decoded bitmap may have (2^28, 1 GiB as RGBA).
     public static let maximumOutputPixels = 1 << 28
+
+    /// A rectangle of an image in its pixels (origin top left), for decoding only that part.
+    ///
+    /// A decode clamps it to the image; a crop covering the whole image is the same as none, and
+    /// one with no pixels inside the image (empty, or wholly outside) fails as `unsupported`.
+    public struct Crop: Hashable, Sendable, CustomStringConvertible {
+        public var x: Int
+        public var y: Int
+        public var width: Int
+        public var height: Int
+
+        public init(x: Int, y: Int, width: Int, height: Int) {
+            self.x = x
+            self.y = y
+            self.width = width
+            self.height = height
+        }
+
+        public var description: String { "\(width) x \(height) at (\(x), \(y))" }
+
+        /// The part inside a `width` x `height` image, or nil when no pixel is.
+        public func clamped(width imageWidth: Int, height imageHeight: Int) -> Crop? {
+            let left = max(0, x), top = max(0, y)
+            // Saturating: a hostile crop must not trap.
+            let right = min(imageWidth, x.addingReportingOverflow(width).overflow ? Int.max : x + width)
+            let bottom = min(imageHeight, y.addingReportingOverflow(height).overflow ? Int.max : y + height)
+            guard width > 0, height > 0, right > left, bottom > top else { return nil }
+            return Crop(x: left, y: top, width: right - left, height: bottom - top)
+        }
+    }
 
     /// Decodes a whole image at its own size.
     ///
@@ -45,13 +82,34 @@ public enum ImageDecoder {
     /// fails at once with a typed reason. Any thread (after `GraphicsLibrary.initialize()` on
     /// the main thread).
     public static func decode(contentsOf path: String, fitting targetPixelSize: CGSize?) throws(ImageError) -> Bitmap {
+        try decode(contentsOf: path, fitting: targetPixelSize, cropping: nil)
+    }
+
+    /// Decodes only `crop` of the image (nil: all of it), scaled like a whole image of the
+    /// crop's size: the result is `fittedPixelSize(width: crop.width, height: crop.height,
+    /// fitting: targetPixelSize)` (the crop clamped to the image first; see `Crop`). Memory is
+    /// as for a whole image of the crop's size, plus a few of the file's rows for the streaming
+    /// decoders; the whole-image decoders still hold (and limit) the whole image.
+    ///
+    /// Any thread (after `GraphicsLibrary.initialize()` on the main thread).
+    public static func decode(contentsOf path: String, fitting targetPixelSize: CGSize?,
+                              cropping crop: Crop?) throws(ImageError) -> Bitmap {
         let header = try ImageHeader.read(contentsOf: path)
         switch header.format {
-        case .jpeg: return try decodeJPEG(path: path, target: targetPixelSize)
-        case .png: return try decodePNG(path: path, target: targetPixelSize)
-        case .webp: return try decodeWebP(path: path, target: targetPixelSize)
-        case .gif, .bmp: return try decodeWithSDL(path: path, header: header, target: targetPixelSize)
+        case .jpeg: return try decodeJPEG(path: path, target: targetPixelSize, crop: crop)
+        case .png: return try decodePNG(path: path, target: targetPixelSize, crop: crop)
+        case .webp: return try decodeWebP(path: path, target: targetPixelSize, crop: crop)
+        case .gif, .bmp: return try decodeWithSDL(path: path, header: header, target: targetPixelSize, crop: crop)
         }
+    }
+
+    /// `crop` clamped to a `width` x `height` image; the whole image for nil.
+    private static func resolve(_ crop: Crop?, path: String, width: Int, height: Int) throws(ImageError) -> Crop {
+        guard let crop else { return Crop(x: 0, y: 0, width: width, height: height) }
+        guard let inside = crop.clamped(width: width, height: height) else {
+            throw .unsupported(path: path, reason: "the crop \(crop) has no pixels in the \(width) x \(height) image")
+        }
+        return inside
     }
 
     /// The size `decode(contentsOf:fitting:)` gives an image of `width` x `height` pixels: the
@@ -81,7 +139,7 @@ public enum ImageDecoder {
 
     // MARK: JPEG
 
-    private static func decodeJPEG(path: String, target: CGSize?) throws(ImageError) -> Bitmap {
+    private static func decodeJPEG(path: String, target: CGSize?, crop: Crop?) throws(ImageError) -> Bitmap {
         var error = ccodecs_error()
         var info = ccodecs_jpeg_info()
         guard let jpeg = ccodecs_jpeg_open(path, &info, &error) else {
@@ -93,14 +151,18 @@ public enum ImageDecoder {
             // libjpeg keeps every coefficient of a multi-scan file in memory.
             try checkWholeImage(path: path, width: width, height: height)
         }
-        let size = fittedPixelSize(width: width, height: height, fitting: target)
+        let crop = try resolve(crop, path: path, width: width, height: height)
+        let size = fittedPixelSize(width: crop.width, height: crop.height, fitting: target)
         try checkOutput(path: path, size: size)
-        guard ccodecs_jpeg_start(jpeg, Int32(size.width), Int32(size.height), &info, &error) == 0 else {
+        guard ccodecs_jpeg_start(jpeg, Int32(crop.x), Int32(crop.y), Int32(crop.width), Int32(crop.height),
+                                 Int32(size.width), Int32(size.height), &info, &error) == 0 else {
             throw failure(error, path: path, format: .jpeg, width: width, height: height)
         }
+        let outputCrop = Crop(x: Int(info.output_crop_x), y: Int(info.output_crop_y),
+                              width: Int(info.output_crop_width), height: Int(info.output_crop_height))
         return try streamDecode(
             path: path, format: .jpeg, sourceWidth: Int(info.output_width), sourceHeight: Int(info.output_height),
-            size: size
+            crop: outputCrop, size: size
         ) { (rows, stride, count) throws(ImageError) -> Int in
             let got = ccodecs_jpeg_read_rows(jpeg, rows, stride, Int32(count), &error)
             if got < 0 { throw failure(error, path: path, format: .jpeg, width: width, height: height) }
@@ -110,7 +172,7 @@ public enum ImageDecoder {
 
     // MARK: PNG
 
-    private static func decodePNG(path: String, target: CGSize?) throws(ImageError) -> Bitmap {
+    private static func decodePNG(path: String, target: CGSize?, crop: Crop?) throws(ImageError) -> Bitmap {
         var error = ccodecs_error()
         var info = ccodecs_png_info()
         guard let png = ccodecs_png_open(path, &info, &error) else {
@@ -118,11 +180,12 @@ public enum ImageDecoder {
         }
         defer { ccodecs_png_close(png) }
         let width = Int(info.width), height = Int(info.height)
-        let size = fittedPixelSize(width: width, height: height, fitting: target)
+        let crop = try resolve(crop, path: path, width: width, height: height)
+        let size = fittedPixelSize(width: crop.width, height: crop.height, fitting: target)
         try checkOutput(path: path, size: size)
         if info.interlaced == 0 {
             return try streamDecode(
-                path: path, format: .png, sourceWidth: width, sourceHeight: height, size: size
+                path: path, format: .png, sourceWidth: width, sourceHeight: height, crop: crop, size: size
             ) { (rows, stride, count) throws(ImageError) -> Int in
                 let got = ccodecs_png_read_rows(png, rows, stride, Int32(count), &error)
                 if got < 0 { throw failure(error, path: path, format: .png, width: width, height: height) }
@@ -131,7 +194,7 @@ public enum ImageDecoder {
         }
         // Adam7 fills the image in seven passes, so the whole image must exist.
         try checkWholeImage(path: path, width: width, height: height)
-        if size == (width, height) {
+        if size == (width, height), crop.width == width, crop.height == height {
             return try makeBitmap(width: width, height: height) { (pixels, stride) throws(ImageError) in
                 guard ccodecs_png_read_image(png, pixels, stride, &error) == 0 else {
                     throw failure(error, path: path, format: .png, width: width, height: height)
@@ -144,12 +207,12 @@ public enum ImageDecoder {
         guard ccodecs_png_read_image(png, whole, stride, &error) == 0 else {
             throw failure(error, path: path, format: .png, width: width, height: height)
         }
-        return downscale(whole, stride: stride, width: width, height: height, to: size)
+        return downscale(whole, stride: stride, crop: crop, to: size)
     }
 
     // MARK: WebP
 
-    private static func decodeWebP(path: String, target: CGSize?) throws(ImageError) -> Bitmap {
+    private static func decodeWebP(path: String, target: CGSize?, crop: Crop?) throws(ImageError) -> Bitmap {
         var error = ccodecs_error()
         var info = ccodecs_webp_info()
         guard let webp = ccodecs_webp_open(path, &info, &error) else {
@@ -161,11 +224,13 @@ public enum ImageDecoder {
             // The lossless decoder holds the whole image as ARGB whatever the output size.
             try checkWholeImage(path: path, width: width, height: height)
         }
-        let size = fittedPixelSize(width: width, height: height, fitting: target)
+        let crop = try resolve(crop, path: path, width: width, height: height)
+        let size = fittedPixelSize(width: crop.width, height: crop.height, fitting: target)
         try checkOutput(path: path, size: size)
-        // libwebp scales while it decodes, row by row, straight to the wanted size.
+        // libwebp crops and scales while it decodes, row by row, straight to the wanted size.
         return try makeBitmap(width: size.width, height: size.height) { (pixels, stride) throws(ImageError) in
-            guard ccodecs_webp_decode(webp, Int32(size.width), Int32(size.height), pixels, stride, &error) == 0 else {
+            guard ccodecs_webp_decode(webp, Int32(crop.x), Int32(crop.y), Int32(crop.width), Int32(crop.height),
+                                      Int32(size.width), Int32(size.height), pixels, stride, &error) == 0 else {
                 throw failure(error, path: path, format: .webp, width: width, height: height)
             }
         }
@@ -173,7 +238,8 @@ public enum ImageDecoder {
 
     // MARK: GIF and BMP (SDL_image)
 
-    private static func decodeWithSDL(path: String, header: ImageHeader, target: CGSize?) throws(ImageError) -> Bitmap {
+    private static func decodeWithSDL(path: String, header: ImageHeader, target: CGSize?,
+                                      crop requestedCrop: Crop?) throws(ImageError) -> Bitmap {
         try checkWholeImage(path: path, width: header.width, height: header.height)
         var error = ccodecs_error()
         var frame = ccodecs_gif_frame()
@@ -223,7 +289,8 @@ public enum ImageDecoder {
             top = Int(frame.top)
         }
         let stride = width * 4
-        let size = fittedPixelSize(width: width, height: height, fitting: target)
+        let crop = try resolve(requestedCrop, path: path, width: width, height: height)
+        let size = fittedPixelSize(width: crop.width, height: crop.height, fitting: target)
         if left == 0, top == 0, surfaceWidth == width, surfaceHeight == height {
             // The converted surface is our own copy: premultiply it in place and read from it.
             for y in 0..<height { ccodecs_premultiply(source + y * pitch, width) }
@@ -232,7 +299,7 @@ public enum ImageDecoder {
                     for y in 0..<height { (pixels + y * outStride).update(from: source + y * pitch, count: stride) }
                 }
             }
-            return downscale(source, stride: pitch, width: width, height: height, to: size)
+            return downscale(source, stride: pitch, crop: crop, to: size)
         }
         let canvas = UnsafeMutablePointer<UInt8>.allocate(capacity: stride * height)
         defer { canvas.deallocate() }
@@ -248,20 +315,24 @@ public enum ImageDecoder {
                 pixels.update(from: canvas, count: stride * height)
             }
         }
-        return downscale(canvas, stride: stride, width: width, height: height, to: size)
+        return downscale(canvas, stride: stride, crop: crop, to: size)
     }
 
     // MARK: Shared steps
 
     /// Reads rows of a `sourceWidth` x `sourceHeight` premultiplied image through `read` (which
-    /// fills up to `count` rows `stride` bytes apart and returns how many it filled) into a
-    /// bitmap of `size`: straight into it when the sizes agree, otherwise through the streaming
-    /// area-average downscaler, a few rows at a time, so the source never exists whole.
+    /// fills up to `count` rows `stride` bytes apart and returns how many it filled) and makes
+    /// `crop` of it (inside the image) a bitmap of `size`: straight into it when the whole image
+    /// is wanted at its size, otherwise through the streaming area-average downscaler a few rows
+    /// at a time (rows above the crop dropped, only the crop's columns pushed, no row below it
+    /// read), so neither the source nor the crop ever exists whole.
     private static func streamDecode(
-        path: String, format: ImageFormat, sourceWidth: Int, sourceHeight: Int, size: (width: Int, height: Int),
+        path: String, format: ImageFormat, sourceWidth: Int, sourceHeight: Int, crop: Crop,
+        size: (width: Int, height: Int),
         read: (UnsafeMutablePointer<UInt8>, Int, Int) throws(ImageError) -> Int
     ) throws(ImageError) -> Bitmap {
-        if sourceWidth == size.width, sourceHeight == size.height {
+        let whole = crop.x == 0 && crop.y == 0 && crop.width == sourceWidth && crop.height == sourceHeight
+        if whole, sourceWidth == size.width, sourceHeight == size.height {
             return try makeBitmap(width: size.width, height: size.height) { (pixels, stride) throws(ImageError) in
                 var y = 0
                 while y < size.height {
@@ -277,23 +348,28 @@ public enum ImageDecoder {
         defer { batch.deallocate() }
         return try makeBitmap(width: size.width, height: size.height) { (pixels, stride) throws(ImageError) in
             var scaler = AreaDownscaler(
-                sourceWidth: sourceWidth, sourceHeight: sourceHeight,
+                sourceWidth: crop.width, sourceHeight: crop.height,
                 width: size.width, height: size.height, output: pixels, outputStride: stride
             )
+            let bottom = crop.y + crop.height, columnOffset = crop.x * 4
             var y = 0
-            while y < sourceHeight {
-                let got = try read(batch, batchStride, min(rowsPerBatch, sourceHeight - y))
+            while y < bottom {
+                let got = try read(batch, batchStride, min(rowsPerBatch, bottom - y))
                 if got == 0 { throw .truncatedData(path: path, format: format) }
-                for row in 0..<got { scaler.push(batch + row * batchStride) }
+                for row in 0..<got where y + row >= crop.y {
+                    scaler.push(batch + row * batchStride + columnOffset)
+                }
                 y += got
             }
         }
     }
 
-    /// Area-averages a whole premultiplied image in memory to `size`.
+    /// Area-averages `crop` of a premultiplied image in memory to `size` (at most the crop's).
     private static func downscale(
-        _ source: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int, to size: (width: Int, height: Int)
+        _ image: UnsafeMutablePointer<UInt8>, stride: Int, crop: Crop, to size: (width: Int, height: Int)
     ) -> Bitmap {
+        let source = image + crop.y * stride + crop.x * 4
+        let width = crop.width, height = crop.height
         let pixels = [UInt8](unsafeUninitializedCapacity: size.width * size.height * 4) { buffer, count in
             var scaler = AreaDownscaler(
                 sourceWidth: width, sourceHeight: height, width: size.width, height: size.height,

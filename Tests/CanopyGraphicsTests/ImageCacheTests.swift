@@ -72,6 +72,22 @@ final class ImageCacheTests: XCTestCase {
         XCTAssertEqual(cache.count, 1)
     }
 
+    func testTheCropIsPartOfTheKey() throws {
+        let crop = ImageDecoder.Crop(x: 960, y: 0, width: 960, height: 540)
+        XCTAssertNotEqual(ImageCache.Key(path: "a.jpg", fitting: nil), ImageCache.Key(path: "a.jpg", fitting: nil, crop: crop))
+        XCTAssertEqual(ImageCache.Key(path: "a.jpg", fitting: CGSize(width: 320, height: 180), crop: crop).description,
+                       "a.jpg (fitting 320 x 180, crop 960 x 540 at (960, 0))")
+        let cache = ImageCache(capacityBytes: 16 << 20)
+        let path = Self.imagesDirectory.appendingPathComponent("red-panda.jpg").path
+        let whole = try cache.bitmap(contentsOf: path, fitting: CGSize(width: 320, height: 180))
+        let part = try cache.bitmap(contentsOf: path, fitting: CGSize(width: 320, height: 180), cropping: crop)
+        XCTAssertFalse(whole === part)
+        XCTAssertEqual([part.width, part.height], [320, 180])
+        XCTAssertTrue(try cache.bitmap(contentsOf: path, fitting: CGSize(width: 320, height: 180), cropping: crop) === part)
+        XCTAssertEqual(cache.count, 2)
+        XCTAssertEqual(Set(cache.keysByRecentUse.map(\.crop)), [nil, crop])
+    }
+
     // MARK: Eviction
 
     func testEvictsTheLeastRecentlyUsedByBytes() throws {

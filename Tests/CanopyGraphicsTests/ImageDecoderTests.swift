@@ -322,6 +322,125 @@ final class ImageDecoderTests: XCTestCase {
         }
     }
 
+    // MARK: Crops
+
+    /// 400 x 20: ten stripes 40 px wide (on 8-px JPEG block edges), red, lime, blue, white,
+    /// black, twice.
+    private static let stripeColours: [(Int, Int, Int)] = [(255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 255), (0, 0, 0)]
+
+    private func stripes(_ output: String, _ options: [String] = []) throws -> String {
+        let names = ["#ff0000", "#00ff00", "#0000ff", "#ffffff", "#000000"]
+        return try convert(["-size", "40x20"] + (names + names).map { "xc:\($0)" } + ["+append"] + options, output)
+    }
+
+    /// Every decoder gives the crop's pixels, at its own size and scaled: the left column of a
+    /// crop starting at source column 80 is stripe 2's blue, and so on.
+    func testACropGivesThatPartOfTheImageForEveryDecoder() throws {
+        let files: [(path: String, tolerance: Int)] = [
+            (try stripes("PNG24:stripes.png"), 0),
+            (try stripes("PNG24:stripes-interlaced.png", ["-interlace", "PNG"]), 0),
+            (try stripes("stripes.gif"), 0),
+            (try stripes("BMP3:stripes.bmp"), 0),
+            (try stripes("stripes.jpg", ["-quality", "100", "-sampling-factor", "1x1"]), 8),
+            (try stripes("stripes.webp", ["-define", "webp:lossless=true"]), 0),
+            (try stripes("stripes-lossy.webp", ["-quality", "100", "-define", "webp:lossless=false"]), 24),
+        ]
+        let crop = ImageDecoder.Crop(x: 80, y: 4, width: 120, height: 10)  // blue, white, black
+        for file in files {
+            let name = URL(fileURLWithPath: file.path).lastPathComponent
+            let whole = try ImageDecoder.decode(contentsOf: file.path, fitting: nil, cropping: crop)
+            XCTAssertEqual([whole.width, whole.height], [120, 10], name)
+            for (x, stripe) in [(0, 2), (39, 2), (40, 3), (79, 3), (80, 4), (119, 4)] {
+                let c = Self.stripeColours[stripe]
+                // Lossy codecs blur across a stripe edge: check them 4 px inside.
+                let inset = file.tolerance > 0 ? (x % 40 == 0 ? 4 : x % 40 == 39 ? -4 : 0) : 0
+                assertPixel(whole, x + inset, 5, (c.0, c.1, c.2, 255), tolerance: file.tolerance)
+            }
+            // 120 x 10 fitting 12 x 1: ten source columns an output pixel (JPEG: 1/8 in the DCT
+            // domain, then 15 -> 12).
+            let small = try ImageDecoder.decode(contentsOf: file.path, fitting: CGSize(width: 12, height: 1), cropping: crop)
+            XCTAssertEqual([small.width, small.height], [12, 1], name)
+            for (x, stripe) in [(1, 2), (2, 2), (5, 3), (6, 3), (9, 4), (10, 4)] {
+                let c = Self.stripeColours[stripe]
+                assertPixel(small, x, 0, (c.0, c.1, c.2, 255), tolerance: file.tolerance)
+            }
+        }
+    }
+
+    /// At full size a crop is exactly that rectangle of the whole decode (JPEG, PNG, lossless
+    /// WebP).
+    func testAFullSizeCropEqualsThatRectangleOfTheWholeImage() throws {
+        let lossless = try convert([photo("kingfisher.webp"), "-define", "webp:lossless=true"], "kingfisher-lossless.webp")
+        for path in [photo("red-panda.jpg"), photo("garden-lizard.png"), lossless] {
+            let full = try ImageDecoder.decode(contentsOf: path)
+            let crop = ImageDecoder.Crop(x: 101, y: 37, width: 203, height: 61)
+            let part = try ImageDecoder.decode(contentsOf: path, fitting: nil, cropping: crop)
+            XCTAssertEqual([part.width, part.height], [203, 61], path)
+            var worst = 0
+            for y in 0..<61 {
+                for x in 0..<203 {
+                    let a = part.pixel(x: x, y: y), b = full.pixel(x: x + 101, y: y + 37)
+                    worst = max(worst, abs(Int(a.r) - Int(b.r)), abs(Int(a.g) - Int(b.g)), abs(Int(a.b) - Int(b.b)))
+                }
+            }
+            XCTAssertEqual(worst, 0, path)
+        }
+    }
+
+    /// A scaled crop of a lossy WebP (libwebp crops and scales) is close to the same area of a
+    /// whole decode, averaged.
+    func testAScaledWebPCropMatchesTheAveragedWholeImage() throws {
+        let path = photo("kingfisher.webp")
+        let full = try ImageDecoder.decode(contentsOf: path)
+        // 640 x 360 from (640, 360), a quarter: 160 x 90.
+        let part = try ImageDecoder.decode(contentsOf: path, fitting: CGSize(width: 160, height: 90),
+                                           cropping: ImageDecoder.Crop(x: 640, y: 360, width: 640, height: 360))
+        XCTAssertEqual([part.width, part.height], [160, 90])
+        let reference = boxAverage(full, factor: 4)
+        var total = 0
+        for y in 0..<90 {
+            for x in 0..<160 {
+                let a = part.pixel(x: x, y: y), b = reference.pixel(x: x + 160, y: y + 90)
+                total += abs(Int(a.r) - Int(b.r)) + abs(Int(a.g) - Int(b.g)) + abs(Int(a.b) - Int(b.b))
+            }
+        }
+        XCTAssertLessThan(Double(total) / Double(160 * 90 * 3), 3)
+    }
+
+    func testCropsAreClampedAndAnEmptyOneIsUnsupported() throws {
+        let path = try stripes("PNG24:clamp.png")
+        // Over the right and top edges: the part inside, 40 x 20 of the last (black) stripe.
+        let clamped = try ImageDecoder.decode(contentsOf: path, fitting: nil,
+                                              cropping: ImageDecoder.Crop(x: 360, y: -5, width: 100, height: 100))
+        XCTAssertEqual([clamped.width, clamped.height], [40, 20])
+        assertPixel(clamped, 0, 0, (0, 0, 0, 255))
+        // The whole image is the same as no crop.
+        let all = try ImageDecoder.decode(contentsOf: path, fitting: CGSize(width: 40, height: 2),
+                                          cropping: ImageDecoder.Crop(x: 0, y: 0, width: 400, height: 20))
+        XCTAssertEqual(all.pixels, try ImageDecoder.decode(contentsOf: path, fitting: CGSize(width: 40, height: 2)).pixels)
+        for crop in [ImageDecoder.Crop(x: 400, y: 0, width: 10, height: 10), ImageDecoder.Crop(x: 0, y: 0, width: 0, height: 5),
+                     ImageDecoder.Crop(x: Int.max, y: Int.max, width: Int.max, height: Int.max)] {
+            XCTAssertThrowsError(try ImageDecoder.decode(contentsOf: path, fitting: nil, cropping: crop), "\(crop)") { error in
+                guard case .unsupported = error as? ImageError else { return XCTFail("\(error)") }
+            }
+        }
+    }
+
+    /// A crop of a wide PNG holds a few of its rows and the result, not the image: a 12000 x 1000
+    /// file is 48 MB whole.
+    func testACropOfAWidePNGDoesNotHoldTheWholeImage() throws {
+        let path = try convert(["-size", "12000x1000", "gradient:#ff0000-#0000ff"], "PNG24:wide.png")
+        let resetPeak = (try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)) != nil
+        let before = Self.peakResidentBytes()
+        let part = try ImageDecoder.decode(contentsOf: path, fitting: CGSize(width: 600, height: 500),
+                                           cropping: ImageDecoder.Crop(x: 6000, y: 0, width: 1200, height: 1000))
+        let growth = Self.peakResidentBytes() - before
+        XCTAssertEqual([part.width, part.height], [600, 500])
+        if resetPeak {
+            XCTAssertLessThan(growth, 12 << 20, "a crop decode holds a few source rows and the result, not 48 MB")
+        }
+    }
+
     func testBigJPEGDecodesFittingWithoutTheFullImage() throws {
         // 8000 x 4500 (16 : 9): 1/8 in the DCT domain, then 1000 x 563 area-averaged to 320 x 180.
         let path = try convert(["-size", "8000x4500", "radial-gradient:#ffff00-#008000",

@@ -62,16 +62,25 @@ typedef struct {
     int output_width;
     int output_height;
     int scale_num;
+    /// Set by ccodecs_jpeg_start: the crop in output pixels (the crop scaled by scale_num / 8,
+    /// rounded outward, within output_width x output_height).
+    int output_crop_x;
+    int output_crop_y;
+    int output_crop_width;
+    int output_crop_height;
 } ccodecs_jpeg_info;
 
 /// Opens a JPEG file and reads its header. Returns NULL and fills `error` on failure.
 ccodecs_jpeg *ccodecs_jpeg_open(const char *path, ccodecs_jpeg_info *info, ccodecs_error *error);
 
-/// Chooses the smallest DCT scale (1/8, 1/4, 1/2 or 1) whose output still covers target_width x
-/// target_height and starts decompression (a multi-scan file is read whole here). Fills
-/// info->output_width, output_height and scale_num. Returns 0, or -1 and fills `error`.
-int ccodecs_jpeg_start(ccodecs_jpeg *jpeg, int target_width, int target_height,
-                       ccodecs_jpeg_info *info, ccodecs_error *error);
+/// Chooses the smallest DCT scale (1/8, 1/4, 1/2 or 1) at which the crop (crop_x, crop_y,
+/// crop_width, crop_height in image pixels, non-empty and inside the image; the whole image for
+/// no crop), scaled and rounded outward to whole output pixels, still covers target_width x
+/// target_height, and starts decompression (a multi-scan file is read whole here). Fills
+/// info->output_width, output_height, scale_num and output_crop_*. Rows still come whole
+/// (output_width wide): the caller keeps the crop's part. Returns 0, or -1 and fills `error`.
+int ccodecs_jpeg_start(ccodecs_jpeg *jpeg, int crop_x, int crop_y, int crop_width, int crop_height,
+                       int target_width, int target_height, ccodecs_jpeg_info *info, ccodecs_error *error);
 
 /// Reads up to max_rows rows of output_width RGBA pixels into buffer, rows `stride` bytes apart.
 /// Grey and CMYK/YCCK files are converted to RGB; alpha is 255. Returns the number of rows read
@@ -136,11 +145,14 @@ typedef struct {
 /// failure (an animated file is CCODECS_UNSUPPORTED).
 ccodecs_webp *ccodecs_webp_open(const char *path, ccodecs_webp_info *info, ccodecs_error *error);
 
-/// Decodes the image as premultiplied RGBA scaled to exactly output_width x output_height (the
-/// image's own size for no scaling) into buffer, rows `stride` bytes apart.
-/// Returns 0, or -1 and fills `error`.
-int ccodecs_webp_decode(ccodecs_webp *webp, int output_width, int output_height,
-                        uint8_t *buffer, size_t stride, ccodecs_error *error);
+/// Decodes the crop (crop_x, crop_y, crop_width, crop_height in image pixels, non-empty and
+/// inside the image; the whole image for no crop) as premultiplied RGBA scaled to exactly
+/// output_width x output_height (the crop's own size for no scaling) into buffer, rows `stride`
+/// bytes apart. Lossy data can only be cropped from even coordinates: an odd crop_x or crop_y is
+/// moved one pixel left or up (the crop grows by that pixel). Returns 0, or -1 and fills `error`.
+int ccodecs_webp_decode(ccodecs_webp *webp, int crop_x, int crop_y, int crop_width, int crop_height,
+                        int output_width, int output_height, uint8_t *buffer, size_t stride,
+                        ccodecs_error *error);
 
 /// Releases the handle and its copy of the file. Accepts NULL.
 void ccodecs_webp_close(ccodecs_webp *webp);
