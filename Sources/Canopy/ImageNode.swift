@@ -21,7 +21,10 @@ import Synchronization
 /// Display runs on a worker (`display(parameters:size:scale:isCancelled:)`): the file's header
 /// is read, the file is decoded through `imageCache` to cover exactly the pixels the image is
 /// drawn across (never more, and never above the file's own size), the image is drawn into the
-/// bitmap, then `imageModificationBlock` runs on the result. `isCancelled` is polled between these
+/// bitmap, clipped to the bounds. When the bounds show less than half of the file's pixels (an
+/// aspect-filled panorama, a small `cropRect`: see `ImageGeometry.visibleCrop`), only the
+/// visible part is decoded (a crop, rounded outward to whole pixels) and drawn where it lies, so
+/// the decode is no bigger than the bounds need; otherwise the whole file is, then `imageModificationBlock` runs on the result. `isCancelled` is polled between these
 /// steps; a cancelled display returns no bitmap. With `displaysAsynchronously = false` the node
 /// asked to draw on the main thread, and a file is then decoded there too: the one exception.
 ///
@@ -57,7 +60,7 @@ open class ImageNode: DisplayNode, @unchecked Sendable {
         /// to invalidate.
         var wasMeasured = false
         /// Tests: called on the decoding thread before a file is decoded.
-        var decodeObserver: (@Sendable (_ path: String, _ fitting: CGSize?) -> Void)?
+        var decodeObserver: (@Sendable (_ path: String, _ fitting: CGSize?, _ crop: ImageDecoder.Crop?) -> Void)?
     }
 
     /// Texture's default: empty, centred (an aspect-filled image overflows evenly on both sides).
@@ -191,8 +194,8 @@ open class ImageNode: DisplayNode, @unchecked Sendable {
     }
 
     /// Tests: called on the thread that decodes, just before a file is decoded (or taken from
-    /// the cache), with the target pixel size.
-    var decodeObserver: (@Sendable (_ path: String, _ fitting: CGSize?) -> Void)? {
+    /// the cache), with the target pixel size and the crop asked for (nil: the whole file).
+    var decodeObserver: (@Sendable (_ path: String, _ fitting: CGSize?, _ crop: ImageDecoder.Crop?) -> Void)? {
         get { settings.withLock { $0.decodeObserver } }
         set { settings.withLock { $0.decodeObserver = newValue } }
     }
@@ -355,7 +358,7 @@ open class ImageNode: DisplayNode, @unchecked Sendable {
         let fonts: FontRegistry
         let drawsErrorState: Bool
         let outcome: DisplayOutcome
-        let decodeObserver: (@Sendable (_ path: String, _ fitting: CGSize?) -> Void)?
+        let decodeObserver: (@Sendable (_ path: String, _ fitting: CGSize?, _ crop: ImageDecoder.Crop?) -> Void)?
         /// The node's name in a trace, when one was recording at the snapshot.
         let traceLabel: String?
 
@@ -384,19 +387,29 @@ open class ImageNode: DisplayNode, @unchecked Sendable {
 
     /// An image ready to draw: the bitmap, where it goes and what it covers.
     struct PreparedImage {
-        /// The bitmap to draw (a file decoded to fit, or the given bitmap).
+        /// The bitmap to draw (a file, or a crop of it, decoded to fit; or the given bitmap).
         let bitmap: Bitmap
         /// The source's own pixel size.
         let sourcePixels: CGSize
         /// The placement of the whole image in the bounds.
         let geometry: ImageGeometry
         let scale: CGFloat
+        /// Where `bitmap` is drawn: the whole image's rect, or the decoded crop's.
+        let drawRect: CGRect
+
+        init(bitmap: Bitmap, sourcePixels: CGSize, geometry: ImageGeometry, scale: CGFloat, drawRect: CGRect? = nil) {
+            self.bitmap = bitmap
+            self.sourcePixels = sourcePixels
+            self.geometry = geometry
+            self.scale = scale
+            self.drawRect = drawRect ?? geometry.imageRect
+        }
 
         /// The pixels of the image the node holds (the decoded bitmap) over the screen pixels it
-        /// is drawn across: a file decoded to fit reads 1, an image too big for its node above 1,
-        /// one stretched below 1.
+        /// is drawn across (those of `drawRect`, so a crop counts against its own part): a file
+        /// decoded to fit reads 1, an image too big for its node above 1, one stretched below 1.
         var scaleFactor: CGFloat {
-            geometry.scaleFactor(sourcePixels: CGSize(width: bitmap.width, height: bitmap.height), scale: scale)
+            max(CGFloat(bitmap.width) / (drawRect.width * scale), CGFloat(bitmap.height) / (drawRect.height * scale))
         }
 
         func backingPixelSize(boundsPixels: (width: Int, height: Int), forceUpscaling: Bool) -> (width: Int, height: Int) {
@@ -408,7 +421,7 @@ open class ImageNode: DisplayNode, @unchecked Sendable {
         func draw(in context: GraphicsContext, size: CGSize) {
             context.withSavedState {
                 context.clip(to: CGRect(origin: .zero, size: size))
-                context.draw(bitmap, in: geometry.imageRect, contentMode: .scaleToFill)
+                context.draw(bitmap, in: drawRect, contentMode: .scaleToFill)
             }
         }
     }
@@ -438,18 +451,22 @@ open class ImageNode: DisplayNode, @unchecked Sendable {
             guard let geometry = ImageGeometry(imageSize: sourcePixels, boundsSize: size, contentMode: p.contentMode,
                                                cropRect: p.cropRect, scale: scale)
             else { return .none }
-            let target = geometry.decodeTarget(boundsSize: size, scale: scale)
-            p.decodeObserver?(path, target)
+            // Mostly hidden: decode only the visible part, at the size it is drawn.
+            let visible = geometry.visibleCrop(imageWidth: header.width, imageHeight: header.height, boundsSize: size)
+            let target = visible.map { CGSize(width: $0.rect.width * scale, height: $0.rect.height * scale) }
+                ?? geometry.decodeTarget(boundsSize: size, scale: scale)
+            p.decodeObserver?(path, target, visible?.crop)
             let bitmap: Bitmap
             do throws(ImageError) {
                 bitmap = try Tracer.shared.measure("decode \(p.label)", category: "image") { () throws(ImageError) in
-                    try p.cache.bitmap(contentsOf: path, fitting: target)
+                    try p.cache.bitmap(contentsOf: path, fitting: target, cropping: visible?.crop)
                 }
             } catch {
                 return .failure(error)
             }
             guard !isCancelled() else { return .cancelled }
-            return .image(PreparedImage(bitmap: bitmap, sourcePixels: sourcePixels, geometry: geometry, scale: scale))
+            return .image(PreparedImage(bitmap: bitmap, sourcePixels: sourcePixels, geometry: geometry, scale: scale,
+                                        drawRect: visible?.rect))
         }
     }
 
@@ -550,6 +567,37 @@ struct ImageGeometry: Equatable {
             return bounds
         }
         return drawn
+    }
+
+    /// A file image is decoded as a crop when the part of it the bounds show has less than this
+    /// fraction of its pixels. Below half, the pixels saved are at least as many as those kept;
+    /// above it (most photos, even aspect-filled) the whole file is decoded as before.
+    static let cropThreshold: CGFloat = 0.5
+
+    /// The part of a `imageWidth` x `imageHeight` pixel image that the bounds show, when it has
+    /// under `cropThreshold` of the image's pixels: `crop`, the visible rect (`imageRect` clipped
+    /// to the bounds) mapped to the image's pixels and rounded outward to whole pixels, and
+    /// `rect`, where that crop lies in the bounds (it may overflow them by under a pixel of the
+    /// image). Nil when the image is mostly visible.
+    func visibleCrop(imageWidth: Int, imageHeight: Int, boundsSize: CGSize) -> (crop: ImageDecoder.Crop, rect: CGRect)? {
+        guard imageWidth > 0, imageHeight > 0 else { return nil }
+        let visible = imageRect.intersection(CGRect(origin: .zero, size: boundsSize))
+        guard !visible.isNull, visible.width > 0, visible.height > 0 else { return nil }
+        // Image pixels per point along each axis.
+        let perX = CGFloat(imageWidth) / imageRect.width, perY = CGFloat(imageHeight) / imageRect.height
+        func span(_ low: CGFloat, _ high: CGFloat, _ limit: Int) -> (Int, Int) {
+            // Rounded outward, forgiving float noise (1979.9999999 is 1980).
+            let first = min(limit - 1, max(0, Int((low + 1e-6).rounded(.down))))
+            let end = min(limit, Int((high - 1e-6).rounded(.up)))
+            return (first, max(first + 1, end))
+        }
+        let (x0, x1) = span((visible.minX - imageRect.minX) * perX, (visible.maxX - imageRect.minX) * perX, imageWidth)
+        let (y0, y1) = span((visible.minY - imageRect.minY) * perY, (visible.maxY - imageRect.minY) * perY, imageHeight)
+        let kept = CGFloat(x1 - x0) * CGFloat(y1 - y0)
+        guard kept < Self.cropThreshold * CGFloat(imageWidth) * CGFloat(imageHeight) else { return nil }
+        let rect = CGRect(x: imageRect.minX + CGFloat(x0) / perX, y: imageRect.minY + CGFloat(y0) / perY,
+                          width: CGFloat(x1 - x0) / perX, height: CGFloat(y1 - y0) / perY)
+        return (ImageDecoder.Crop(x: x0, y: y0, width: x1 - x0, height: y1 - y0), rect)
     }
 
     /// The image's pixels over the screen pixels it is drawn across, the larger of the two axes

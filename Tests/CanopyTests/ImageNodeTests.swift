@@ -239,17 +239,18 @@ final class ImageNodeTests: XCTestCase {
                 (.scaleToFill, CGSize(width: 100, height: 100), (200, 100)),
             ] {
                 let cache = ImageCache()
-                let decodes = Recorder<(path: String, fitting: CGSize?, onMain: Bool)>()
+                let decodes = Recorder<(path: String, fitting: CGSize?, crop: ImageDecoder.Crop?, onMain: Bool)>()
                 let node = ImageNode()
                 node.imageCache = cache
                 node.imagePath = path
                 node.contentMode = mode
-                node.decodeObserver = { path, fitting in decodes.add((path, fitting, Thread.isMainThread)) }
+                node.decodeObserver = { path, fitting, crop in decodes.add((path, fitting, crop, Thread.isMainThread)) }
                 let contents = Self.display(node, size: CGSize(width: 50, height: 50), scale: 2)
                 XCTAssertEqual(contents?.width, 100, "\(mode)")
                 XCTAssertEqual(contents?.height, 100, "\(mode)")
                 XCTAssertEqual(decodes.all.map(\.onMain), [false], "\(mode): decoded once, on a worker")
                 XCTAssertEqual(decodes.all.first?.fitting, fitting, "\(mode)")
+                XCTAssertNil(decodes.all.first?.crop, "\(mode): half of it shows, so the whole file is decoded")
                 let keys = cache.keysByRecentUse
                 XCTAssertEqual(keys, [ImageCache.Key(path: path, fitting: fitting)], "\(mode)")
                 for key in keys {
@@ -261,6 +262,110 @@ final class ImageNodeTests: XCTestCase {
                 }
                 XCTAssertNil(node.lastError)
                 DisplayScheduler.shared.uninstall()
+            }
+        }
+    }
+
+    /// A `width` x `height` bitmap of vertical stripes `stripe` px wide: red, green, blue,
+    /// white, black, over and over.
+    private static func stripes(width: Int, height: Int, stripe: Int) -> Bitmap {
+        let colours: [[UInt8]] = [[255, 0, 0], [0, 255, 0], [0, 0, 255], [255, 255, 255], [0, 0, 0]]
+        var pixels = [UInt8](repeating: 255, count: width * height * 4)
+        for y in 0..<height {
+            for x in 0..<width {
+                let i = (y * width + x) * 4, c = colours[(x / stripe) % colours.count]
+                pixels[i] = c[0]
+                pixels[i + 1] = c[1]
+                pixels[i + 2] = c[2]
+            }
+        }
+        return Bitmap(width: width, height: height, pixels: pixels)
+    }
+
+    /// A 4000 x 20 file aspect-filled into a small node shows about 40 of its columns: only
+    /// those are decoded, no bigger than the node's pixels, and the node looks as it does with
+    /// the whole image drawn (the same bitmap given in memory).
+    func testAMostlyHiddenFileDecodesOnlyItsVisiblePart() throws {
+        let image = Self.stripes(width: 4000, height: 20, stripe: 4)
+        let path = try writePNG(image, named: "panorama.png")
+        try MainActor.assumeIsolated {
+            // (bounds, scale, crop origin, expected crop)
+            let cases: [(CGSize, CGFloat, CGPoint, ImageDecoder.Crop)] = [
+                // 2.5 pt a pixel: 100 pt show columns 1980 ..< 2020.
+                (CGSize(width: 100, height: 50), 1, CGPoint(x: 0.5, y: 0.5), .init(x: 1980, y: 0, width: 40, height: 20)),
+                (CGSize(width: 100, height: 50), 2, CGPoint(x: 0.5, y: 0.5), .init(x: 1980, y: 0, width: 40, height: 20)),
+                // 33 pt show columns 1993.4 ..< 2006.6, rounded outward.
+                (CGSize(width: 33, height: 50), 1, CGPoint(x: 0.5, y: 0.5), .init(x: 1993, y: 0, width: 14, height: 20)),
+                (CGSize(width: 33, height: 50), 3, CGPoint(x: 0.5, y: 0.5), .init(x: 1993, y: 0, width: 14, height: 20)),
+                // The left edge kept: columns 0 ..< 40.
+                (CGSize(width: 100, height: 50), 2, CGPoint(x: 0, y: 0.5), .init(x: 0, y: 0, width: 40, height: 20)),
+                // 5 pt a pixel and 4000 x 20 shown in 37 x 100: columns 1996.3 ..< 2003.7.
+                (CGSize(width: 37, height: 100), 2, CGPoint(x: 0.5, y: 0.5), .init(x: 1996, y: 0, width: 8, height: 20)),
+            ]
+            for (bounds, scale, origin, expectedCrop) in cases {
+                let context = "\(bounds) at \(scale)x, crop origin \(origin)"
+                let cache = ImageCache()
+                let decodes = Recorder<(fitting: CGSize?, crop: ImageDecoder.Crop?)>()
+                let node = ImageNode()
+                node.imageCache = cache
+                node.imagePath = path
+                node.cropRect = CGRect(origin: origin, size: .zero)
+                node.decodeObserver = { _, fitting, crop in decodes.add((fitting, crop)) }
+                let cropped = try XCTUnwrap(Self.display(node, size: bounds, scale: scale), context)
+                DisplayScheduler.shared.uninstall()
+                XCTAssertEqual(decodes.all.map(\.crop), [expectedCrop], context)
+                let bitmaps = cache.keysByRecentUse.compactMap { cache.cachedBitmap(for: $0) }
+                XCTAssertEqual(bitmaps.count, 1, context)
+                let nodePixels = (width: Int((bounds.width * scale).rounded(.up)), height: Int((bounds.height * scale).rounded(.up)))
+                for bitmap in bitmaps {
+                    XCTAssertEqual([bitmap.width, bitmap.height], [expectedCrop.width, expectedCrop.height], context)
+                    XCTAssertLessThanOrEqual(bitmap.width, nodePixels.width, context)
+                    XCTAssertLessThanOrEqual(bitmap.height, nodePixels.height, context)
+                }
+                // The file holds fewer pixels than are shown: the factor is below 1 as before.
+                let whole = 20 / (bounds.height * scale)
+                XCTAssertEqual(node.imageScaleFactor ?? -1, whole, accuracy: 0.05 * whole, context)
+                XCTAssertNil(node.lastError, context)
+
+                // The same image given whole, in memory.
+                let reference = ImageNode()
+                reference.image = image
+                reference.cropRect = node.cropRect
+                let expected = try XCTUnwrap(Self.display(reference, size: bounds, scale: scale), context)
+                DisplayScheduler.shared.uninstall()
+                XCTAssertEqual([cropped.width, cropped.height], [expected.width, expected.height], context)
+                var worst = 0, differing = 0
+                for y in stride(from: 0, to: cropped.height, by: max(1, cropped.height / 4)) {
+                    for x in 0..<cropped.width {
+                        let a = Self.rgba(cropped, x, y), b = Self.rgba(expected, x, y)
+                        let difference = zip(a, b).map { abs(Int($0) - Int($1)) }.max() ?? 0
+                        worst = max(worst, difference)
+                        if difference > 2 { differing += 1 }
+                    }
+                }
+                XCTAssertEqual(differing, 0, "\(context): the largest difference is \(worst)")
+            }
+        }
+    }
+
+    /// The crop threshold: an aspect-filled image showing at least half its pixels is decoded
+    /// whole, as before. 300 x 100 in 149 pt shows columns 75.5 ..< 224.5, rounded outward to
+    /// 150 columns, half: whole. In 148 pt, 148 columns: cropped.
+    func testAMostlyVisibleFileIsDecodedWhole() throws {
+        let path = try writePNG(Self.stripes(width: 300, height: 100, stripe: 10), named: "wide.png")
+        try MainActor.assumeIsolated {
+            for (bounds, cropped) in [(CGSize(width: 150, height: 100), false), (CGSize(width: 149, height: 100), false),
+                                     (CGSize(width: 148, height: 100), true)] {
+                let decodes = Recorder<ImageDecoder.Crop?>()
+                let node = ImageNode()
+                node.imageCache = ImageCache()
+                node.imagePath = path
+                node.decodeObserver = { _, _, crop in decodes.add(crop) }
+                _ = try XCTUnwrap(Self.display(node, size: bounds))
+                DisplayScheduler.shared.uninstall()
+                XCTAssertEqual(decodes.all.count, 1)
+                XCTAssertEqual(decodes.all.first.map { $0 != nil }, cropped, "\(bounds)")
+                XCTAssertEqual(node.imageScaleFactor ?? -1, 1, accuracy: 1e-9, "\(bounds): decoded to fit reads 1")
             }
         }
     }

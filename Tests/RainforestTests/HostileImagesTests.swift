@@ -109,9 +109,13 @@ final class HostileImagesTests: XCTestCase {
             for (node, bitmaps) in [(card.photo, drawn.photoDecoded), (card.background, drawn.backgroundDecoded)] {
                 let bounds = CGSize(width: node.frame.width * scale, height: node.frame.height * scale)
                 let needed = ImageDecoder.fittedPixelSize(width: width, height: height, fitting: bounds)
+                // A file the bounds show little of (the panorama, the strip) is decoded as the
+                // visible crop: no more than the node's own pixels.
+                let nodePixels = (width: Int((bounds.width - 1e-6).rounded(.up)), height: Int((bounds.height - 1e-6).rounded(.up)))
+                let limit = Self.cropped.contains(name) ? nodePixels : needed
                 for bitmap in bitmaps {
-                    XCTAssertLessThanOrEqual(bitmap.width, needed.width, "\(context): \(node.name ?? "")", file: file, line: line)
-                    XCTAssertLessThanOrEqual(bitmap.height, needed.height, "\(context): \(node.name ?? "")", file: file, line: line)
+                    XCTAssertLessThanOrEqual(bitmap.width, limit.width, "\(context): \(node.name ?? "")", file: file, line: line)
+                    XCTAssertLessThanOrEqual(bitmap.height, limit.height, "\(context): \(node.name ?? "")", file: file, line: line)
                 }
             }
         case .error(let text):
@@ -131,6 +135,9 @@ final class HostileImagesTests: XCTestCase {
     }
 
     // MARK: Through cards.json
+
+    /// The files whose nodes show under half of them, decoded as crops.
+    private static let cropped: Set<String> = ["panorama.png", "tall.png"]
 
     /// The files also drawn at 2x.
     private static let twiceScaled: Set<String> = ["huge.jpg", "panorama.png", "tall.png", "pixel.png", "truncated.jpg"]
