@@ -21,11 +21,11 @@ import Synchronization
 /// Display runs on a worker (`display(parameters:size:scale:isCancelled:)`): the file's header
 /// is read, the file is decoded through `imageCache` to cover exactly the pixels the image is
 /// drawn across (never more, and never above the file's own size), the image is drawn into the
-/// bitmap, clipped to the bounds. When the bounds show less than half of the file's pixels (an
-/// aspect-filled panorama, a small `cropRect`: see `ImageGeometry.visibleCrop`), only the
-/// visible part is decoded (a crop, rounded outward to whole pixels) and drawn where it lies, so
-/// the decode is no bigger than the bounds need; otherwise the whole file is, then `imageModificationBlock` runs on the result. `isCancelled` is polled between these
-/// steps; a cancelled display returns no bitmap. With `displaysAsynchronously = false` the node
+/// bitmap (clipped to the bounds), then `imageModificationBlock` runs on the result. When the
+/// bounds show less than half of the file's pixels (an aspect-filled panorama, a small
+/// `cropRect`: see `ImageGeometry.visibleCrop`), only the visible part is decoded (a crop,
+/// rounded outward to whole pixels) and drawn where it lies, so the decode is no bigger than the
+/// bounds need; otherwise the whole file is. `isCancelled` is polled between these steps; a cancelled display returns no bitmap. With `displaysAsynchronously = false` the node
 /// asked to draw on the main thread, and a file is then decoded there too: the one exception.
 ///
 /// A file that cannot be decoded (missing, unreadable, corrupt: `ImageError`) is drawn as a grey
