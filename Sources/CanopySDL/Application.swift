@@ -93,6 +93,12 @@ public final class Application {
     private var compositeTrace: Tracer.Interval?
     private var closed = false
     private let memoryTrimmer = MemoryTrimmer()
+    /// Keeps the OpenGL renderer from running frames ahead of the driver (nil for others).
+    private var frameThrottle: FrameThrottle?
+    /// Presents that waited for the driver to finish an earlier frame.
+    public var presentsThrottled: Int { frameThrottle?.waits ?? 0 }
+    /// Whether presents wait for the driver to finish the frame `framesInFlight` back.
+    public var throttlesFrames: Bool { frameThrottle != nil }
     /// How many times free memory was handed back to the system after a burst of work.
     public var memoryTrimCount: Int { memoryTrimmer.trims }
     /// Whether work was done since free memory was last handed back (it will be once quiet).
@@ -180,6 +186,7 @@ public final class Application {
         runLoop.addObserver(.beforePresent, order: Int.max) { [unowned self] turn in
             self.composite(turn)
         }
+        frameThrottle = FrameThrottle(rendererName: rendererName)
     }
 
     /// Why SDL's video could not start, in words that say what to change: the video driver the
@@ -233,6 +240,8 @@ public final class Application {
         runLoop.stop()
         if DisplayScheduler.shared.runLoop === runLoop { DisplayScheduler.shared.uninstall() }
         compositor.releaseAll()
+        frameThrottle?.release()
+        frameThrottle = nil
         SDL_DestroyRenderer(renderer)
         if let window { SDL_DestroyWindow(window) }
         window = nil
@@ -318,7 +327,10 @@ public final class Application {
             captured = readPixels()
         }
         let tracer = Tracer.shared
-        tracer.measure("present", category: "frame") { SDL_RenderPresent(renderer) }
+        tracer.measure("present", category: "frame") {
+            SDL_RenderPresent(renderer)
+            frameThrottle?.framePresented()
+        }
         tracer.end(compositeTrace)
         compositeTrace = nil
         if tracer.isRecording {

@@ -138,6 +138,22 @@ final class CompositorUploadTests: XCTestCase {
         }
     }
 
+    func testTheOpenGLRendererKeepsAtMostTwoFramesInFlight() throws {
+        try MainActor.assumeIsolated {
+            let app = try Self.makeApp()
+            defer { app.close() }
+            try XCTSkipUnless(app.rendererName == "opengl", "the \(app.rendererName) renderer has no fences")
+            XCTAssertTrue(app.throttlesFrames)
+            let layer = Layer(frame: CGRect(x: 0, y: 0, width: 50, height: 50))
+            app.rootLayer.setSublayers([layer])
+            for turn in 0..<6 {
+                layer.contents = Bitmap(width: 8, height: 8, fill: turn % 2 == 0 ? Self.red : Self.blue)
+                let frame = try XCTUnwrap(app.captureFrame())
+                XCTAssertTrue(SDLTestSupport.rgb(frame, 25, 25) == (turn % 2 == 0 ? (255, 0, 0) : (0, 0, 255)), "turn \(turn)")
+            }
+        }
+    }
+
     func testAnImmediateUploadIgnoresTheQueue() throws {
         try MainActor.assumeIsolated {
             let app = try Self.makeApp()

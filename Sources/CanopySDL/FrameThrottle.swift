@@ -1,0 +1,63 @@
+import CSDL2
+import Foundation
+
+/// Keeps the OpenGL renderer at most `framesInFlight` presented frames ahead of the driver.
+///
+/// Presenting only queues a frame: a GPU, or Mesa's llvmpipe, which rasterizes on threads of its
+/// own, draws it later. A display's vsync holds the main thread back when the driver falls
+/// behind, but headless runs and drivers without vsync never wait, and a software rasterizer
+/// starved of CPU (a busy machine) falls further and further behind. Each queued llvmpipe frame
+/// keeps its scene, and the scenes it made are kept for reuse: in a soak under load, 520 MB
+/// allocated inside `SDL_RenderPresent` was still held minutes later (heaptrack), with our own
+/// textures at rest unchanged. So after each present a fence marks the frame, and the present
+/// `framesInFlight` frames later waits for that fence (GL 3.2 / ARB_sync, looked up through SDL;
+/// without them, or with another renderer, nothing is done). When the driver keeps up, the
+/// fence is long signalled and the wait returns at once. Main thread, with the renderer's
+/// context current (during present).
+@MainActor
+final class FrameThrottle {
+    private typealias FenceSync = @convention(c) (UInt32, UInt32) -> OpaquePointer?
+    private typealias ClientWaitSync = @convention(c) (OpaquePointer?, UInt32, UInt64) -> UInt32
+    private typealias DeleteSync = @convention(c) (OpaquePointer?) -> Void
+    private static let syncGPUCommandsComplete: UInt32 = 0x9117
+    private static let syncFlushCommandsBit: UInt32 = 0x1
+    /// The longest wait for one frame (a driver that never signals must not hang the app).
+    private static let timeoutNanoseconds: UInt64 = 1_000_000_000
+
+    private let fenceSync: FenceSync
+    private let clientWaitSync: ClientWaitSync
+    private let deleteSync: DeleteSync
+    let framesInFlight: Int
+    private var fences: [OpaquePointer] = []
+    /// Presents that waited for an earlier frame (the driver was behind).
+    private(set) var waits = 0
+
+    /// A throttle for the OpenGL renderer, or nil when the renderer or the driver cannot fence.
+    init?(rendererName: String, framesInFlight: Int = 2) {
+        guard rendererName == "opengl", SDL_GL_GetCurrentContext() != nil,
+              let fence = SDL_GL_GetProcAddress("glFenceSync"),
+              let wait = SDL_GL_GetProcAddress("glClientWaitSync"),
+              let delete = SDL_GL_GetProcAddress("glDeleteSync") else { return nil }
+        fenceSync = unsafeBitCast(fence, to: FenceSync.self)
+        clientWaitSync = unsafeBitCast(wait, to: ClientWaitSync.self)
+        deleteSync = unsafeBitCast(delete, to: DeleteSync.self)
+        self.framesInFlight = max(1, framesInFlight)
+    }
+
+    /// After a present: marks the frame, and waits for the one `framesInFlight` frames back.
+    func framePresented() {
+        if let fence = fenceSync(Self.syncGPUCommandsComplete, 0) { fences.append(fence) }
+        while fences.count > framesInFlight {
+            let oldest = fences.removeFirst()
+            // 0x911A: already signalled; anything else means this present waited (or timed out).
+            if clientWaitSync(oldest, Self.syncFlushCommandsBit, Self.timeoutNanoseconds) != 0x911A { waits += 1 }
+            deleteSync(oldest)
+        }
+    }
+
+    /// Deletes the fences (before the renderer goes away).
+    func release() {
+        for fence in fences { deleteSync(fence) }
+        fences.removeAll()
+    }
+}
