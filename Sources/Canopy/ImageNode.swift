@@ -24,7 +24,7 @@ import Synchronization
 /// bitmap (clipped to the bounds), then `imageModificationBlock` runs on the result. When the
 /// bounds show less than half of the file's pixels (an aspect-filled panorama, a small
 /// `cropRect`: see `ImageGeometry.visibleCrop`), only the visible part is decoded (a crop,
-/// rounded outward to whole pixels) and drawn where it lies, so the decode is no bigger than the
+/// rounded outward to multiples of 8 pixels) and drawn where it lies, so the decode is no bigger than the
 /// bounds need; otherwise the whole file is. `isCancelled` is polled between these steps; a cancelled display returns no bitmap. With `displaysAsynchronously = false` the node
 /// asked to draw on the main thread, and a file is then decoded there too: the one exception.
 ///
@@ -576,9 +576,9 @@ struct ImageGeometry: Equatable {
 
     /// The part of a `imageWidth` x `imageHeight` pixel image that the bounds show, when it has
     /// under `cropThreshold` of the image's pixels: `crop`, the visible rect (`imageRect` clipped
-    /// to the bounds) mapped to the image's pixels and rounded outward to whole pixels, and
-    /// `rect`, where that crop lies in the bounds (it may overflow them by under a pixel of the
-    /// image). Nil when the image is mostly visible.
+    /// to the bounds) mapped to the image's pixels and rounded outward to multiples of 8 pixels
+    /// (or the image's edge), and `rect`, where that crop lies in the bounds (it may overflow
+    /// them by under 8 pixels of the image). Nil when the image is mostly visible.
     func visibleCrop(imageWidth: Int, imageHeight: Int, boundsSize: CGSize) -> (crop: ImageDecoder.Crop, rect: CGRect)? {
         guard imageWidth > 0, imageHeight > 0 else { return nil }
         let visible = imageRect.intersection(CGRect(origin: .zero, size: boundsSize))
@@ -586,10 +586,15 @@ struct ImageGeometry: Equatable {
         // Image pixels per point along each axis.
         let perX = CGFloat(imageWidth) / imageRect.width, perY = CGFloat(imageHeight) / imageRect.height
         func span(_ low: CGFloat, _ high: CGFloat, _ limit: Int) -> (Int, Int) {
-            // Rounded outward, forgiving float noise (1979.9999999 is 1980).
+            // Rounded outward, forgiving float noise (1979.9999999 is 1980), then to multiples of
+            // 8 (or the image's edge): a JPEG decoded at a DCT scale of 1/2, 1/4 or 1/8 then
+            // covers exactly the crop, and a lossy WebP crop starts on an even pixel, as libwebp
+            // requires, so the decoded pixels are exactly those drawn into `rect`.
             let first = min(limit - 1, max(0, Int((low + 1e-6).rounded(.down))))
             let end = min(limit, Int((high - 1e-6).rounded(.up)))
-            return (first, max(first + 1, end))
+            let alignedFirst = first / 8 * 8
+            let alignedEnd = min(limit, (max(first + 1, end) + 7) / 8 * 8)
+            return (alignedFirst, alignedEnd)
         }
         let (x0, x1) = span((visible.minX - imageRect.minX) * perX, (visible.maxX - imageRect.minX) * perX, imageWidth)
         let (y0, y1) = span((visible.minY - imageRect.minY) * perY, (visible.maxY - imageRect.minY) * perY, imageHeight)

@@ -291,16 +291,16 @@ final class ImageNodeTests: XCTestCase {
         try MainActor.assumeIsolated {
             // (bounds, scale, crop origin, expected crop)
             let cases: [(CGSize, CGFloat, CGPoint, ImageDecoder.Crop)] = [
-                // 2.5 pt a pixel: 100 pt show columns 1980 ..< 2020.
-                (CGSize(width: 100, height: 50), 1, CGPoint(x: 0.5, y: 0.5), .init(x: 1980, y: 0, width: 40, height: 20)),
-                (CGSize(width: 100, height: 50), 2, CGPoint(x: 0.5, y: 0.5), .init(x: 1980, y: 0, width: 40, height: 20)),
-                // 33 pt show columns 1993.4 ..< 2006.6, rounded outward.
-                (CGSize(width: 33, height: 50), 1, CGPoint(x: 0.5, y: 0.5), .init(x: 1993, y: 0, width: 14, height: 20)),
-                (CGSize(width: 33, height: 50), 3, CGPoint(x: 0.5, y: 0.5), .init(x: 1993, y: 0, width: 14, height: 20)),
+                // 2.5 pt a pixel: 100 pt show columns 1980 ..< 2020, rounded out to multiples of 8.
+                (CGSize(width: 100, height: 50), 1, CGPoint(x: 0.5, y: 0.5), .init(x: 1976, y: 0, width: 48, height: 20)),
+                (CGSize(width: 100, height: 50), 2, CGPoint(x: 0.5, y: 0.5), .init(x: 1976, y: 0, width: 48, height: 20)),
+                // 33 pt show columns 1993.4 ..< 2006.6: 1992 ..< 2008.
+                (CGSize(width: 33, height: 50), 1, CGPoint(x: 0.5, y: 0.5), .init(x: 1992, y: 0, width: 16, height: 20)),
+                (CGSize(width: 33, height: 50), 3, CGPoint(x: 0.5, y: 0.5), .init(x: 1992, y: 0, width: 16, height: 20)),
                 // The left edge kept: columns 0 ..< 40.
                 (CGSize(width: 100, height: 50), 2, CGPoint(x: 0, y: 0.5), .init(x: 0, y: 0, width: 40, height: 20)),
-                // 5 pt a pixel and 4000 x 20 shown in 37 x 100: columns 1996.3 ..< 2003.7.
-                (CGSize(width: 37, height: 100), 2, CGPoint(x: 0.5, y: 0.5), .init(x: 1996, y: 0, width: 8, height: 20)),
+                // 5 pt a pixel and 4000 x 20 shown in 37 x 100: columns 1996.3 ..< 2003.7: 1992 ..< 2008.
+                (CGSize(width: 37, height: 100), 2, CGPoint(x: 0.5, y: 0.5), .init(x: 1992, y: 0, width: 16, height: 20)),
             ]
             for (bounds, scale, origin, expectedCrop) in cases {
                 let context = "\(bounds) at \(scale)x, crop origin \(origin)"
@@ -349,13 +349,14 @@ final class ImageNodeTests: XCTestCase {
     }
 
     /// The crop threshold: an aspect-filled image showing at least half its pixels is decoded
-    /// whole, as before. 300 x 100 in 149 pt shows columns 75.5 ..< 224.5, rounded outward to
-    /// 150 columns, half: whole. In 148 pt, 148 columns: cropped.
+    /// whole, as before. 300 x 100 in 149 pt shows columns 75.5 ..< 224.5, rounded outward (to
+    /// multiples of 8) to 72 ..< 232, over half: whole. In 140 pt, columns 80 ..< 224 (144,
+    /// under half): cropped.
     func testAMostlyVisibleFileIsDecodedWhole() throws {
         let path = try writePNG(Self.stripes(width: 300, height: 100, stripe: 10), named: "wide.png")
         try MainActor.assumeIsolated {
             for (bounds, cropped) in [(CGSize(width: 150, height: 100), false), (CGSize(width: 149, height: 100), false),
-                                     (CGSize(width: 148, height: 100), true)] {
+                                     (CGSize(width: 140, height: 100), true)] {
                 let decodes = Recorder<ImageDecoder.Crop?>()
                 let node = ImageNode()
                 node.imageCache = ImageCache()
