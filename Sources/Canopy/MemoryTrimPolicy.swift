@@ -1,15 +1,29 @@
 import Foundation
 
 /// When to hand freed memory back to the system: once after each burst of work (displays,
-/// uploads, released textures), when the work has been quiet for `quietTime` or the run loop is
-/// about to sleep, whichever comes first; never while work goes on, never twice for one burst.
+/// uploads, released textures), when the work has been quiet for `quietTime`; never while work
+/// goes on, never twice for one burst.
 ///
 /// Why: the bitmaps a burst draws and frees are large (a card is 0.8 MB at 1x, 3 MB at 2x) and
 /// are freed on other threads than the ones that made them. The C allocator keeps what they
 /// leave in its arenas for reuse, so the process's resident memory stays at the burst's peak
 /// although nothing holds it. Trimming after the burst gives it back.
+///
+/// The loop may go to sleep before the quiet time is over (the last frame of a scroll starts
+/// displays that land later and wake it): the decision then says when to look again, and the
+/// caller asks for a frame at that time.
 public struct MemoryTrimPolicy: Sendable {
-    /// How long the work must have been quiet before a trim while frames go on.
+    /// What to do at the end of a turn.
+    public enum Decision: Equatable, Sendable {
+        /// Nothing (no work since the last trim, or the work is not yet quiet and frames go on).
+        case wait
+        /// Trim now.
+        case trim
+        /// The loop is going to sleep with a trim due: turn again at this time.
+        case checkAgain(at: TimeInterval)
+    }
+
+    /// How long the work must have been quiet before a trim.
     public var quietTime: TimeInterval
     private var lastSignature: [Int]?
     private var lastActivity: TimeInterval = 0
@@ -23,16 +37,18 @@ public struct MemoryTrimPolicy: Sendable {
     }
 
     /// Called at the end of each turn with a signature of the work done so far (counters that
-    /// change when work happens) and whether the loop will sleep after this turn; true when the
-    /// memory should be trimmed now.
-    public mutating func shouldTrim(now: TimeInterval, activity signature: [Int], loopWillSleep: Bool) -> Bool {
+    /// change when work happens) and whether the loop will sleep after this turn.
+    public mutating func decide(now: TimeInterval, activity signature: [Int], loopWillSleep: Bool) -> Decision {
         if let lastSignature, lastSignature != signature {
             pending = true
             lastActivity = now
         }
         lastSignature = signature
-        guard pending, loopWillSleep || now - lastActivity >= quietTime else { return false }
-        pending = false
-        return true
+        guard pending else { return .wait }
+        if now - lastActivity >= quietTime {
+            pending = false
+            return .trim
+        }
+        return loopWillSleep ? .checkAgain(at: lastActivity + quietTime) : .wait
     }
 }

@@ -106,6 +106,11 @@ public final class Application {
     /// Waits for the handing back of free memory asked for so far to end (it runs on a queue of
     /// its own): what a measurement of resident memory at rest waits for.
     public func waitForMemoryTrims() { memoryTrimmer.waitForTrims() }
+    /// How long work must be quiet before free memory is handed back (1 s).
+    public var memoryTrimQuietTime: TimeInterval {
+        get { memoryTrimmer.quietTime }
+        set { memoryTrimmer.quietTime = newValue }
+    }
 
     /// Starts SDL and opens the window (or the headless target).
     public init(options: Options) throws(ApplicationError) {
@@ -349,8 +354,11 @@ public final class Application {
         }
         lastPresentEnd = end
         let displays = DisplayScheduler.shared.displayStatistics.count, rasters = DisplayScheduler.shared.rasterStatistics
-        memoryTrimmer.turnEnded(now: end, activity: [displays, rasters.completed, rasters.cancelled, compositor.textureBytes],
-                                loopWillSleep: !runLoop.needsFrame)
+        if let check = memoryTrimmer.turnEnded(now: end, activity: [displays, rasters.completed, rasters.cancelled,
+                                                                    compositor.textureBytes],
+                                               loopWillSleep: !runLoop.needsFrame) {
+            runLoop.setNeedsFrame(at: check)
+        }
     }
 
     private func readPixels() -> Bitmap? {

@@ -34,7 +34,9 @@ final class FrameThrottle {
 
     /// A throttle for the OpenGL renderer, or nil when the renderer or the driver cannot fence.
     init?(rendererName: String, framesInFlight: Int = 2) {
+        // GL's loaders return a stub for any name: the extension says whether fences exist.
         guard rendererName == "opengl", SDL_GL_GetCurrentContext() != nil,
+              SDL_GL_ExtensionSupported("GL_ARB_sync") == SDL_TRUE,
               let fence = SDL_GL_GetProcAddress("glFenceSync"),
               let wait = SDL_GL_GetProcAddress("glClientWaitSync"),
               let delete = SDL_GL_GetProcAddress("glDeleteSync") else { return nil }

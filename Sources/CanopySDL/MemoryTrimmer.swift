@@ -14,6 +14,11 @@ final class MemoryTrimmer {
     private static let queue = DispatchQueue(label: "canopy.memory-trim", qos: .utility)
 
     private var policy = MemoryTrimPolicy()
+    /// How long work must be quiet before a trim.
+    var quietTime: TimeInterval {
+        get { policy.quietTime }
+        set { policy.quietTime = newValue }
+    }
     /// Trims asked for so far.
     private(set) var trims = 0
 
@@ -25,13 +30,21 @@ final class MemoryTrimmer {
         Self.queue.sync {}
     }
 
-    /// Called at the end of each turn.
-    func turnEnded(now: TimeInterval, activity: [Int], loopWillSleep: Bool) {
-        guard Self.trim != nil,
-              policy.shouldTrim(now: now, activity: activity, loopWillSleep: loopWillSleep) else { return }
-        trims += 1
-        Self.queue.async {
-            Tracer.shared.measure("return free memory", category: "memory") { _ = Self.trim?(0) }
+    /// Called at the end of each turn; returns when the loop should turn again to look (it is
+    /// going to sleep with a trim due), or nil.
+    func turnEnded(now: TimeInterval, activity: [Int], loopWillSleep: Bool) -> TimeInterval? {
+        guard Self.trim != nil else { return nil }
+        switch policy.decide(now: now, activity: activity, loopWillSleep: loopWillSleep) {
+        case .wait:
+            return nil
+        case .checkAgain(let time):
+            return time
+        case .trim:
+            trims += 1
+            Self.queue.async {
+                Tracer.shared.measure("return free memory", category: "memory") { _ = Self.trim?(0) }
+            }
+            return nil
         }
     }
 }

@@ -104,17 +104,25 @@ final class CompositorUploadTests: XCTestCase {
         }
     }
 
-    func testFreeMemoryIsReturnedOnceAfterABurstOfUploads() throws {
+    func testFreeMemoryIsReturnedOnceAfterABurstOfUploadsHasBeenQuiet() throws {
         try MainActor.assumeIsolated {
             let app = try Self.makeApp()
             defer { app.close() }
-            app.runTurn()
-            while app.runLoop.needsFrame { app.runTurn() }
+            app.memoryTrimQuietTime = 0.05
+            /// Turns until nothing is due, the timed frames included (at most 2 s).
+            @MainActor func settle() {
+                let deadline = MonotonicClock.now() + 2
+                repeat {
+                    app.runTurn()
+                    if !app.runLoop.needsFrame { Thread.sleep(forTimeInterval: 0.01) }
+                } while (app.runLoop.needsFrame || app.isMemoryTrimDue) && MonotonicClock.now() < deadline
+            }
+            settle()
             let before = app.memoryTrimCount
             // Quiet turns: nothing to give back.
             for _ in 0..<5 { app.runTurn() }
             XCTAssertEqual(app.memoryTrimCount, before)
-            // A burst: textures made, then the layers go and theirs are released.
+            // A burst: textures made...
             app.rootLayer.setSublayers((0..<4).map { _ in
                 let layer = Layer(frame: CGRect(x: 0, y: 0, width: 40, height: 40))
                 layer.contents = Bitmap(width: 256, height: 256, fill: Self.red)
@@ -122,19 +130,18 @@ final class CompositorUploadTests: XCTestCase {
             })
             app.runTurn()
             XCTAssertEqual(app.compositor.textureBytes, 4 * 256 * 256 * 4)
-            let afterUploads = app.memoryTrimCount
-            XCTAssertEqual(afterUploads, before + 1, "the loop sleeps after the uploads' turn: once")
+            XCTAssertEqual(app.memoryTrimCount, before, "not while the work goes on")
+            XCTAssertTrue(app.isMemoryTrimDue)
+            settle()
+            XCTAssertEqual(app.memoryTrimCount, before + 1, "once, when the work has been quiet")
+            XCTAssertFalse(app.isMemoryTrimDue)
+            // ...then released: another burst.
             app.rootLayer.setSublayers([])
-            var turns = 0
-            while app.compositor.textureBytes > 0 && turns < 100 {
-                app.runTurn()
-                turns += 1
-            }
+            settle()
             XCTAssertEqual(app.compositor.textureBytes, 0, "released")
-            app.runTurn()
-            XCTAssertEqual(app.memoryTrimCount, afterUploads + 1, "and once after the textures are released")
+            XCTAssertEqual(app.memoryTrimCount, before + 2, "and once after the textures are released")
             for _ in 0..<5 { app.runTurn() }
-            XCTAssertEqual(app.memoryTrimCount, afterUploads + 1, "not again without new work")
+            XCTAssertEqual(app.memoryTrimCount, before + 2, "not again without new work")
         }
     }
 
