@@ -7,13 +7,10 @@ import XCTest
 /// The tutorial's card as nodes, drawn for real: blurred photo behind, gradient, texts, border,
 /// placeholder with its leaf.
 final class CardNodeTests: XCTestCase {
-    private static let resources = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Resources")
+    private static let resources = RainforestTestSupport.resources
 
     override func setUpWithError() throws {
-        try GraphicsLibrary.initialize()
-        FontRegistry.shared.registerFonts(inDirectory: Self.resources.appendingPathComponent("fonts").path)
+        try RainforestTestSupport.prepareGraphics()
     }
 
     override func tearDown() {
@@ -26,11 +23,8 @@ final class CardNodeTests: XCTestCase {
         let deck = try CardDeck.load(resources: Resources(root: resources), itemCount: nil)
         var entry = deck.entry(at: 0)
         if let description { entry.card.description = description }
-        let loop = Canopy.RunLoop()
-        DisplayScheduler.shared.install(on: loop, scale: scale)
-        let card = CardNode(index: 0, entry: entry, imagePath: resources.appendingPathComponent(entry.card.image).path, scale: scale)
-        card.layoutAndApply(CardLayout.sizeRange)
-        card.recursivelyEnsureDisplaySynchronously(true)
+        let card = RainforestTestSupport.displayedCard(entry, imagePath: resources.appendingPathComponent(entry.card.image).path,
+                                                       scale: scale)
         return (card, try XCTUnwrap(card.layer.contents))
     }
 

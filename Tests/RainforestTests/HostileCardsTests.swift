@@ -8,11 +8,10 @@ import XCTest
 /// repeated names, unknown fields and a missing image, drawn by `CardNode` and by the binary.
 /// (What cards.json accepts and rejects, with file, line and field, is `CardsFileTests`.)
 final class HostileCardsTests: XCTestCase {
-    static let resources = HostileImages.packageRoot.appendingPathComponent("Resources")
+    static let resources = RainforestTestSupport.resources
 
     override func setUpWithError() throws {
-        try GraphicsLibrary.initialize()
-        FontRegistry.shared.registerFonts(inDirectory: Self.resources.appendingPathComponent("fonts").path)
+        try RainforestTestSupport.prepareGraphics()
     }
 
     override func tearDown() {
@@ -31,14 +30,10 @@ final class HostileCardsTests: XCTestCase {
     /// The card of `card` (its photo the jaguar's), laid out and displayed now at `scale`.
     @MainActor
     private static func drawn(_ card: Card, scale: CGFloat) throws -> (CardNode, Bitmap) {
-        let loop = Canopy.RunLoop()
-        DisplayScheduler.shared.install(on: loop, scale: scale)
         defer { DisplayScheduler.shared.uninstall() }
         let entry = CardDeck.Entry(card: card, imageSize: .success(CGSize(width: 1024, height: 683)))
-        let node = CardNode(index: 0, entry: entry, imagePath: resources.appendingPathComponent("images/jaguar.webp").path,
-                            scale: scale)
-        node.layoutAndApply(CardLayout.sizeRange)
-        node.recursivelyEnsureDisplaySynchronously(true)
+        let node = RainforestTestSupport.displayedCard(entry, imagePath: resources.appendingPathComponent("images/jaguar.webp").path,
+                                                       scale: scale)
         return (node, try XCTUnwrap(node.layerIfLoaded?.contents))
     }
 

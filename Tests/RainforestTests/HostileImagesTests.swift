@@ -18,8 +18,7 @@ final class HostileImagesTests: XCTestCase {
     private var images: URL!
 
     override func setUpWithError() throws {
-        try GraphicsLibrary.initialize()
-        FontRegistry.shared.registerFonts(inDirectory: HostileImages.packageRoot.appendingPathComponent("Resources/fonts").path)
+        try RainforestTestSupport.prepareGraphics()
         scratch = FileManager.default.temporaryDirectory.appendingPathComponent("rainforest-hostile-\(UUID().uuidString)")
         images = scratch.appendingPathComponent("images")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -67,15 +66,12 @@ final class HostileImagesTests: XCTestCase {
     /// displays it synchronously, each image node through a cache of its own.
     @MainActor
     private static func draw(_ entry: CardDeck.Entry, path: String, scale: CGFloat) -> Drawn {
-        let loop = Canopy.RunLoop()
-        DisplayScheduler.shared.install(on: loop, scale: scale)
         defer { DisplayScheduler.shared.uninstall() }
-        let card = CardNode(index: 0, entry: entry, imagePath: path, scale: scale)
         let photoCache = ImageCache(), backgroundCache = ImageCache()
-        card.photo.imageCache = photoCache
-        card.background.imageCache = backgroundCache
-        card.layoutAndApply(CardLayout.sizeRange)
-        card.recursivelyEnsureDisplaySynchronously(true)
+        let card = RainforestTestSupport.displayedCard(entry, imagePath: path, scale: scale) { card in
+            card.photo.imageCache = photoCache
+            card.background.imageCache = backgroundCache
+        }
         func decoded(_ cache: ImageCache) -> [Bitmap] { cache.keysByRecentUse.compactMap { cache.cachedBitmap(for: $0) } }
         return Drawn(card: card, contents: card.layerIfLoaded?.contents, photoDecoded: decoded(photoCache),
                      backgroundDecoded: decoded(backgroundCache))

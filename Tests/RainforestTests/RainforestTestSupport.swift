@@ -3,10 +3,35 @@ import CanopyGraphics
 import CanopySDL
 import Foundation
 import XCTest
+@testable import Rainforest
 
-/// What the Rainforest tests share: turning a headless application until something happened, and
-/// recognising an error card in a screenshot.
+/// What the Rainforest tests share: the project's Resources, the graphics set up for drawing,
+/// a card drawn now, turning a headless application until something happened, and recognising
+/// an error card in a screenshot.
 enum RainforestTestSupport {
+    /// The project's Resources folder (cards.json, images/, fonts/).
+    static let resources = HostileImages.packageRoot.appendingPathComponent("Resources")
+
+    /// Starts the graphics library and registers the project's fonts (a test's setUp).
+    static func prepareGraphics() throws {
+        try GraphicsLibrary.initialize()
+        FontRegistry.shared.registerFonts(inDirectory: resources.appendingPathComponent("fonts").path)
+    }
+
+    /// The card of `entry`, its photo at `imagePath`, made as the collection makes it, laid out
+    /// and displayed now at `scale` (the display scheduler installed on a loop of its own;
+    /// callers uninstall it). `configure` runs before the layout.
+    @MainActor
+    static func displayedCard(_ entry: CardDeck.Entry, imagePath: String, scale: CGFloat,
+                              configure: (CardNode) -> Void = { _ in }) -> CardNode {
+        DisplayScheduler.shared.install(on: Canopy.RunLoop(), scale: scale)
+        let card = CardNode(index: 0, entry: entry, imagePath: imagePath, scale: scale)
+        configure(card)
+        card.layoutAndApply(CardLayout.sizeRange)
+        card.recursivelyEnsureDisplaySynchronously(true)
+        return card
+    }
+
     /// Turns `app` until `done()` (a hang guard of 30 s, not a timing check).
     @MainActor
     static func turn(_ app: Application, until done: () -> Bool, file: StaticString = #filePath, line: UInt = #line) {

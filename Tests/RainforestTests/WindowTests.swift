@@ -86,10 +86,13 @@ final class WindowTests: XCTestCase {
         return p.r == 28 && p.g == 28 && p.b == 28
     }
 
-    func testTheWindowOpensScrollsWithTheWheelAndQuitsWithControlQ() throws {
+    /// Starts the app with `arguments` in a window, runs `body` with the window's id, then
+    /// presses Ctrl+Q: the process must end (status 0, a normal exit) and say nothing on
+    /// standard error.
+    private func runApp(_ arguments: [String], _ body: (_ window: String) throws -> Void) throws {
         let app = Process()
         app.executableURL = CommandLineTests.binary
-        app.arguments = ["--size", "1280x800", "--overlays", ""]
+        app.arguments = arguments
         app.environment = appEnvironment()
         app.standardOutput = FileHandle.nullDevice
         let errors = Pipe()
@@ -101,33 +104,40 @@ final class WindowTests: XCTestCase {
             // of the thread that started it hears of the exit (make test-asan found it leaked).
             app.waitUntilExit()
         }
-
         let window = try shell("timeout", ["20", "xdotool", "search", "--sync", "--class", "rainforest"])
             .split(separator: "\n").first.map(String.init) ?? ""
         XCTAssertFalse(window.isEmpty, "the window appeared")
-        try GraphicsLibrary.initialize()
-        Thread.sleep(forTimeInterval: 0.5)
-        let before = try capture(window, "before")
-        XCTAssertEqual(before.width, 1280)
-        // The first card (a 16:9 photo) spans y 10 to 490 in the left column (x 315 to 635).
-        XCTAssertFalse(isBackground(before, 400, 195), "the first card")
-        XCTAssertEqual(grey(before, 400, 495), 28)
-
-        // Three wheel clicks: 300 pt, animated, so the card's bottom edge moves to y 190.
-        try shell("xdotool", ["mousemove", "--window", window, "600", "400"])
-        for _ in 0..<3 { try shell("xdotool", ["click", "--window", window, "5"]) }
-        Thread.sleep(forTimeInterval: 0.8)
-        let after = try capture(window, "after")
-        XCTAssertFalse(isBackground(after, 400, 185), "still the first card")
-        XCTAssertEqual(grey(after, 400, 195), 28, "the gap below it, 300 pt higher than before")
-
+        try body(window)
         try shell("xdotool", ["key", "--window", window, "ctrl+q"])
-        let deadline = Date().addingTimeInterval(10)
-        while app.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        let deadline = Date().addingTimeInterval(10)  // a hang guard, not a timing check
+        while app.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         XCTAssertFalse(app.isRunning, "Ctrl+Q quits")
-        if !app.isRunning { XCTAssertEqual(app.terminationStatus, 0) }
+        if !app.isRunning {
+            XCTAssertEqual(app.terminationReason, .exit)
+            XCTAssertEqual(app.terminationStatus, 0)
+        }
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertEqual(stderr, "", "nothing on standard error")
+    }
+
+    func testTheWindowOpensScrollsWithTheWheelAndQuitsWithControlQ() throws {
+        try runApp(["--size", "1280x800", "--overlays", ""]) { window in
+            try GraphicsLibrary.initialize()
+            Thread.sleep(forTimeInterval: 0.5)
+            let before = try capture(window, "before")
+            XCTAssertEqual(before.width, 1280)
+            // The first card (a 16:9 photo) spans y 10 to 490 in the left column (x 315 to 635).
+            XCTAssertFalse(isBackground(before, 400, 195), "the first card")
+            XCTAssertEqual(grey(before, 400, 495), 28)
+
+            // Three wheel clicks: 300 pt, animated, so the card's bottom edge moves to y 190.
+            try shell("xdotool", ["mousemove", "--window", window, "600", "400"])
+            for _ in 0..<3 { try shell("xdotool", ["click", "--window", window, "5"]) }
+            Thread.sleep(forTimeInterval: 0.8)
+            let after = try capture(window, "after")
+            XCTAssertFalse(isBackground(after, 400, 185), "still the first card")
+            XCTAssertEqual(grey(after, 400, 195), 28, "the gap below it, 300 pt higher than before")
+        }
     }
 
     func testQuittingWhileCardsAreDecodingAndDrawingExitsCleanly() throws {
@@ -139,33 +149,8 @@ final class WindowTests: XCTestCase {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let jpeg = try Data(contentsOf: HostileImages.photos.appendingPathComponent("red-panda.jpg"))
         for number in 1...40 { try jpeg.write(to: folder.appendingPathComponent("photo-\(number).jpg")) }
-        let app = Process()
-        app.executableURL = CommandLineTests.binary
-        app.arguments = ["--images", folder.path, "--size", "1280x800"]
-        app.environment = appEnvironment()
-        app.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        app.standardError = errors
-        try app.run()
-        defer {
-            if app.isRunning { app.terminate() }
-            // Also lets Foundation release the Process, which holds itself until the run loop
-            // of the thread that started it hears of the exit (make test-asan found it leaked).
-            app.waitUntilExit()
+        try runApp(["--images", folder.path, "--size", "1280x800"]) { window in
+            try shell("xdotool", ["key", "--window", window, "End"])
         }
-        let window = try shell("timeout", ["20", "xdotool", "search", "--sync", "--class", "rainforest"])
-            .split(separator: "\n").first.map(String.init) ?? ""
-        XCTAssertFalse(window.isEmpty, "the window appeared")
-        try shell("xdotool", ["key", "--window", window, "End"])
-        try shell("xdotool", ["key", "--window", window, "ctrl+q"])
-        let deadline = Date().addingTimeInterval(10)  // a hang guard, not a timing check
-        while app.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        XCTAssertFalse(app.isRunning, "Ctrl+Q quits")
-        if !app.isRunning {
-            XCTAssertEqual(app.terminationReason, .exit)
-            XCTAssertEqual(app.terminationStatus, 0)
-        }
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        XCTAssertEqual(stderr, "", "nothing on standard error")
     }
 }
