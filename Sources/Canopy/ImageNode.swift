@@ -24,8 +24,9 @@ import Synchronization
 /// bitmap (clipped to the bounds), then `imageModificationBlock` runs on the result. When the
 /// bounds show less than half of the file's pixels (an aspect-filled panorama, a small
 /// `cropRect`: see `ImageGeometry.visibleCrop`), only the visible part is decoded (a crop,
-/// rounded outward to multiples of 8 pixels) and drawn where it lies, so the decode is no bigger than the
-/// bounds need; otherwise the whole file is. `isCancelled` is polled between these steps; a cancelled display returns no bitmap. With `displaysAsynchronously = false` the node
+/// rounded outward to multiples of 8 pixels) and drawn where it lies, so the decode is no
+/// bigger than the bounds need; otherwise the whole file is. `isCancelled` is polled between
+/// these steps; a cancelled display returns no bitmap. With `displaysAsynchronously = false` the node
 /// asked to draw on the main thread, and a file is then decoded there too: the one exception.
 ///
 /// A file that cannot be decoded (missing, unreadable, corrupt: `ImageError`) is drawn as a grey
@@ -409,7 +410,8 @@ open class ImageNode: DisplayNode, @unchecked Sendable {
         /// is drawn across (those of `drawRect`, so a crop counts against its own part): a file
         /// decoded to fit reads 1, an image too big for its node above 1, one stretched below 1.
         var scaleFactor: CGFloat {
-            max(CGFloat(bitmap.width) / (drawRect.width * scale), CGFloat(bitmap.height) / (drawRect.height * scale))
+            ImageGeometry.scaleFactor(sourcePixels: CGSize(width: bitmap.width, height: bitmap.height), drawnIn: drawRect,
+                                      scale: scale)
         }
 
         func backingPixelSize(boundsPixels: (width: Int, height: Int), forceUpscaling: Bool) -> (width: Int, height: Int) {
@@ -608,7 +610,13 @@ struct ImageGeometry: Equatable {
     /// The image's pixels over the screen pixels it is drawn across, the larger of the two axes
     /// (see `ImageNode.imageScaleFactor`).
     func scaleFactor(sourcePixels: CGSize, scale: CGFloat) -> CGFloat {
-        max(sourcePixels.width / (imageRect.width * scale), sourcePixels.height / (imageRect.height * scale))
+        Self.scaleFactor(sourcePixels: sourcePixels, drawnIn: imageRect, scale: scale)
+    }
+
+    /// The pixels of an image drawn across `rect` over the screen pixels of `rect`, the larger of
+    /// the two axes.
+    static func scaleFactor(sourcePixels: CGSize, drawnIn rect: CGRect, scale: CGFloat) -> CGFloat {
+        max(sourcePixels.width / (rect.width * scale), sourcePixels.height / (rect.height * scale))
     }
 
     /// The bitmap's pixel size: the bounds' pixels, or without `forceUpscaling` fewer along an

@@ -78,22 +78,17 @@ public enum ImageDecoder {
     /// kept, never upscaled): see `fittedPixelSize(width:height:fitting:)` for the exact size.
     /// `nil` decodes at full size.
     ///
-    /// The file's header is read first, so a missing file, a non-image or an over-limit size
-    /// fails at once with a typed reason. Any thread (after `GraphicsLibrary.initialize()` on
-    /// the main thread).
-    public static func decode(contentsOf path: String, fitting targetPixelSize: CGSize?) throws(ImageError) -> Bitmap {
-        try decode(contentsOf: path, fitting: targetPixelSize, cropping: nil)
-    }
-
-    /// Decodes only `crop` of the image (nil: all of it), scaled like a whole image of the
+    /// With a `crop`, only that part of the image is decoded, scaled like a whole image of the
     /// crop's size: the result is `fittedPixelSize(width: crop.width, height: crop.height,
     /// fitting: targetPixelSize)` (the crop clamped to the image first; see `Crop`). Memory is
     /// as for a whole image of the crop's size, plus a few of the file's rows for the streaming
     /// decoders; the whole-image decoders still hold (and limit) the whole image.
     ///
-    /// Any thread (after `GraphicsLibrary.initialize()` on the main thread).
+    /// The file's header is read first, so a missing file, a non-image or an over-limit size
+    /// fails at once with a typed reason. Any thread (after `GraphicsLibrary.initialize()` on
+    /// the main thread).
     public static func decode(contentsOf path: String, fitting targetPixelSize: CGSize?,
-                              cropping crop: Crop?) throws(ImageError) -> Bitmap {
+                              cropping crop: Crop? = nil) throws(ImageError) -> Bitmap {
         let header = try ImageHeader.read(contentsOf: path)
         switch header.format {
         case .jpeg: return try decodeJPEG(path: path, target: targetPixelSize, crop: crop)

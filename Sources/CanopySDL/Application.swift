@@ -354,9 +354,9 @@ public final class Application {
         }
         lastPresentEnd = end
         let displays = DisplayScheduler.shared.displayStatistics.count, rasters = DisplayScheduler.shared.rasterStatistics
-        if let check = memoryTrimmer.turnEnded(now: end, activity: [displays, rasters.completed, rasters.cancelled,
-                                                                    compositor.textureBytes],
-                                               loopWillSleep: !runLoop.needsFrame) {
+        let work = MemoryTrimmer.Work(displays: displays, rastersCompleted: rasters.completed,
+                                      rastersCancelled: rasters.cancelled, textureBytes: compositor.textureBytes)
+        if let check = memoryTrimmer.turnEnded(now: end, activity: work, loopWillSleep: !runLoop.needsFrame) {
             runLoop.setNeedsFrame(at: check)
         }
     }

@@ -13,7 +13,15 @@ final class MemoryTrimmer {
         .map { unsafeBitCast($0, to: Trim.self) }
     private static let queue = DispatchQueue(label: "canopy.memory-trim", qos: .utility)
 
-    private var policy = MemoryTrimPolicy()
+    /// The work a turn can see: displays started, rasters landed and dropped, texture bytes.
+    struct Work: Equatable, Sendable {
+        var displays: Int
+        var rastersCompleted: Int
+        var rastersCancelled: Int
+        var textureBytes: Int
+    }
+
+    private var policy = MemoryTrimPolicy<Work>()
     /// How long work must be quiet before a trim.
     var quietTime: TimeInterval {
         get { policy.quietTime }
@@ -32,7 +40,7 @@ final class MemoryTrimmer {
 
     /// Called at the end of each turn; returns when the loop should turn again to look (it is
     /// going to sleep with a trim due), or nil.
-    func turnEnded(now: TimeInterval, activity: [Int], loopWillSleep: Bool) -> TimeInterval? {
+    func turnEnded(now: TimeInterval, activity: Work, loopWillSleep: Bool) -> TimeInterval? {
         guard Self.trim != nil else { return nil }
         switch policy.decide(now: now, activity: activity, loopWillSleep: loopWillSleep) {
         case .wait:

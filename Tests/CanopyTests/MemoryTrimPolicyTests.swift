@@ -3,7 +3,7 @@ import XCTest
 
 final class MemoryTrimPolicyTests: XCTestCase {
     func testNoTrimWithoutWork() {
-        var policy = MemoryTrimPolicy(quietTime: 1)
+        var policy = MemoryTrimPolicy<[Int]>(quietTime: 1)
         for turn in 0..<200 {
             XCTAssertEqual(policy.decide(now: Double(turn) / 60, activity: [3, 1], loopWillSleep: turn % 7 == 0), .wait)
         }
@@ -11,7 +11,7 @@ final class MemoryTrimPolicyTests: XCTestCase {
     }
 
     func testOneTrimWhenTheWorkHasBeenQuietLongEnough() {
-        var policy = MemoryTrimPolicy(quietTime: 1)
+        var policy = MemoryTrimPolicy<[Int]>(quietTime: 1)
         XCTAssertEqual(policy.decide(now: 0, activity: [0, 0], loopWillSleep: false), .wait)
         // A burst: the counters move every turn for half a second.
         for turn in 1...30 {
@@ -29,7 +29,7 @@ final class MemoryTrimPolicyTests: XCTestCase {
     }
 
     func testTheLoopGoingToSleepAsksToLookAgainWhenTheWorkWillBeQuiet() {
-        var policy = MemoryTrimPolicy(quietTime: 1)
+        var policy = MemoryTrimPolicy<[Int]>(quietTime: 1)
         XCTAssertEqual(policy.decide(now: 0, activity: [0], loopWillSleep: false), .wait)
         XCTAssertEqual(policy.decide(now: 0.1, activity: [1], loopWillSleep: false), .wait)
         // Not at once: displays started by the last frame may still land.
@@ -41,7 +41,7 @@ final class MemoryTrimPolicyTests: XCTestCase {
     }
 
     func testWorkThatGoesOnPostponesTheTrim() {
-        var policy = MemoryTrimPolicy(quietTime: 1)
+        var policy = MemoryTrimPolicy<[Int]>(quietTime: 1)
         XCTAssertEqual(policy.decide(now: 0, activity: [0], loopWillSleep: false), .wait)
         // Work every 0.9 s for 10 s: never quiet for a second.
         var value = 0
@@ -53,7 +53,7 @@ final class MemoryTrimPolicyTests: XCTestCase {
     }
 
     func testASecondBurstTrimsAgain() {
-        var policy = MemoryTrimPolicy(quietTime: 1)
+        var policy = MemoryTrimPolicy<[Int]>(quietTime: 1)
         _ = policy.decide(now: 0, activity: [0], loopWillSleep: false)
         _ = policy.decide(now: 0.1, activity: [1], loopWillSleep: false)
         XCTAssertEqual(policy.decide(now: 1.1, activity: [1], loopWillSleep: false), .trim)
