@@ -145,7 +145,7 @@ final class CompositorUploadTests: XCTestCase {
         }
     }
 
-    func testTheOpenGLRendererKeepsAtMostTwoFramesInFlight() throws {
+    func testTheOpenGLRendererThrottlesItsFramesAndStillShowsEachOne() throws {
         try MainActor.assumeIsolated {
             let app = try Self.makeApp()
             defer { app.close() }
