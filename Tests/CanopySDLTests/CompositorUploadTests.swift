@@ -109,6 +109,7 @@ final class CompositorUploadTests: XCTestCase {
             let app = try Self.makeApp()
             defer { app.close() }
             app.memoryTrimQuietTime = 0.05
+            app.compositor.uploadBudget = 10  // every upload in its first turn, however slow the build
             /// Turns until nothing is due, the timed frames included (at most 2 s).
             @MainActor func settle() {
                 let deadline = MonotonicClock.now() + 2
