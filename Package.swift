@@ -16,6 +16,8 @@ let package = Package(
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
         .systemLibrary(name: "CSDL2Image", pkgConfig: "SDL2_image", providers: [.apt(["libsdl2-image-dev"])]),
         .systemLibrary(name: "CSDL2TTF", pkgConfig: "SDL2_ttf", providers: [.apt(["libsdl2-ttf-dev"])]),
+        // glibc's <malloc.h>, for the allocator's own figures in the soak report.
+        .systemLibrary(name: "CMalloc"),
         // Our own C shims over libjpeg-turbo, libpng and libwebp: their fatal errors longjmp,
         // which Swift must never be jumped over, and SDL_image cannot decode to a target size.
         .target(
@@ -28,7 +30,7 @@ let package = Package(
         .executableTarget(
             name: "Rainforest",
             dependencies: [
-                "Canopy", "CanopyGraphics", "CanopySDL",
+                "Canopy", "CanopyGraphics", "CanopySDL", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,3 +1,4 @@
+import CMalloc
 import Canopy
 import Foundation
 
@@ -175,26 +176,51 @@ struct BenchReport: Codable, Sendable {
     }
 }
 
-/// The process's memory figures, from /proc/self.
+/// The process's memory figures, from /proc/self and the C allocator.
 enum ProcessMemory {
     /// The peak resident set size in megabytes (VmHWM).
     static func peakResidentMB() -> Double {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            let kb = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Double($0) } ?? 0
-            return kb / 1024
-        }
-        return 0
+        statusMB(["VmHWM"])[0]
     }
 
     /// The resident set size now, in megabytes (VmRSS).
     static func currentResidentMB() -> Double {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            let kb = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Double($0) } ?? 0
-            return kb / 1024
+        statusMB(["VmRSS"])[0]
+    }
+
+    /// What the resident set is made of, in megabytes.
+    struct Breakdown: Equatable, Sendable {
+        /// Anonymous pages: the heaps, stacks, and what graphics drivers map for themselves.
+        var anonymousMB: Double
+        /// Pages of mapped files: the code of the program and its libraries as it runs, fonts.
+        var fileMB: Double
+        /// Bytes the C allocator has handed out and not yet had back (glibc's `mallinfo2`): the
+        /// live part of the anonymous pages.
+        var heapInUseMB: Double
+    }
+
+    static func breakdown() -> Breakdown {
+        let figures = statusMB(["RssAnon", "RssFile"])
+        return Breakdown(anonymousMB: figures[0], fileMB: figures[1], heapInUseMB: heapInUseMB())
+    }
+
+    /// The named /proc/self/status fields ("VmRSS", ...), kB turned into MB; 0 for one not found.
+    private static func statusMB(_ names: [String]) -> [Double] {
+        var values = [Double](repeating: 0, count: names.count)
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return values }
+        for line in status.split(separator: "\n") {
+            let fields = line.split(whereSeparator: { $0 == ":" || $0 == " " || $0 == "\t" })
+            guard fields.count >= 2, let index = names.firstIndex(where: { $0 == fields[0] }),
+                  let kb = Double(fields[1]) else { continue }
+            values[index] = kb / 1024
         }
-        return 0
+        return values
+    }
+
+    /// In-use bytes of the arenas plus the chunks mapped on their own, in megabytes.
+    private static func heapInUseMB() -> Double {
+        let info = mallinfo2()
+        return Double(info.uordblks + info.hblkhd) / 1_048_576
     }
 
     /// Resets the peak to the current size (Linux: writing 5 to clear_refs), so each run

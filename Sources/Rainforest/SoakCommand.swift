@@ -33,6 +33,12 @@ struct SoakMinute: Codable, Sendable, Equatable {
     var droppedFrames: Int
     var actions: Int
     var rssMB: Double
+    /// What the resident memory is made of: anonymous pages (heaps, stacks, the driver's own
+    /// mappings), pages of mapped files (code as it runs, fonts) and, of the anonymous pages,
+    /// what the C allocator has handed out and not had back.
+    var rssAnonymousMB: Double = 0
+    var rssFileMB: Double = 0
+    var heapInUseMB: Double = 0
     /// Texture memory with the viewer back at the top, in the default mode, settled: the same
     /// every minute unless textures leak.
     var steadyTextureMB: Double
@@ -44,6 +50,9 @@ struct SoakMinute: Codable, Sendable, Equatable {
         case imageCacheMB = "image_cache_mb"
         case droppedFrames = "dropped_frames"
         case rssMB = "rss_mb"
+        case rssAnonymousMB = "rss_anonymous_mb"
+        case rssFileMB = "rss_file_mb"
+        case heapInUseMB = "heap_in_use_mb"
         case steadyTextureMB = "steady_texture_mb"
     }
 }

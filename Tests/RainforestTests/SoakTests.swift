@@ -48,6 +48,15 @@ final class SoakTests: XCTestCase {
         XCTAssertEqual(minutes.count, 1)
         XCTAssertGreaterThan(minutes[0]["frames"] as? Int ?? 0, 0)
         XCTAssertGreaterThan(minutes[0]["steady_texture_mb"] as? Double ?? 0, 0)
+        // What the resident memory is made of: its parts are there and add up to no more than it.
+        let rss = minutes[0]["rss_mb"] as? Double ?? 0
+        let anonymous = minutes[0]["rss_anonymous_mb"] as? Double ?? 0, files = minutes[0]["rss_file_mb"] as? Double ?? 0
+        let heap = minutes[0]["heap_in_use_mb"] as? Double ?? 0
+        XCTAssertGreaterThan(anonymous, 0)
+        XCTAssertGreaterThan(files, 0)
+        XCTAssertGreaterThan(heap, 0)
+        XCTAssertLessThanOrEqual(heap, anonymous)
+        XCTAssertLessThanOrEqual(anonymous + files, rss + 1)
         XCTAssertEqual(object?["passed"] as? Bool, true)
     }
 }
