@@ -45,6 +45,9 @@ extension SoakCommand {
         for minute in 1...totalMinutes {
             let end = start + min(minutes, Double(minute)) * 60
             var frames = 0, dropped = 0, actions = 0
+            if minute == 1 {
+                (actions, frames, dropped) = driver.warmUp(until: end - SoakDriver.settleTime, using: &random)
+            }
             while MonotonicClock.now() < end - SoakDriver.settleTime {
                 let action = driver.randomAction(using: &random)
                 let before = ProcessMemory.currentResidentMB()

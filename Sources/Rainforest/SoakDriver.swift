@@ -15,6 +15,9 @@ struct SoakDriver {
     /// The time kept at the end of each minute to settle at the top.
     static let settleTime: TimeInterval = 3
     static let defaultSize = Session.defaultSize.cgSize
+    /// The window sizes a resize picks from.
+    static let widths = 340...1600
+    static let heights = 200...1000
 
     let app: Application
     let viewer: Viewer
@@ -75,8 +78,8 @@ struct SoakDriver {
             send(.key(KeyEvent(key: action == .home ? .home : .end, time: MonotonicClock.now())))
             counter.run(frames: 40, self)
         case .resize:
-            let size = CGSize(width: CGFloat(Int.random(in: 340...1600, using: &random)),
-                              height: CGFloat(Int.random(in: 200...1000, using: &random)))
+            let size = CGSize(width: CGFloat(Int.random(in: Self.widths, using: &random)),
+                              height: CGFloat(Int.random(in: Self.heights, using: &random)))
             resize(to: size)
             counter.run(frames: 30, self)
         case .mode:
@@ -110,6 +113,42 @@ struct SoakDriver {
             counter.run(frames: 40, self)
         }
         return (counter.frames, counter.dropped)
+    }
+
+    /// The tour that opens the first minute: in each mode, the actions listed, with every overlay
+    /// showing, in the largest window a resize can pick; between them, every action and every
+    /// mode the random minutes can come to.
+    nonisolated static let tour: [(mode: ViewerMode, actions: [Action])] = {
+        let scrolling: [Action] = [.wheel, .fling, .drag, .page, .favourite, .select, .jump, .end, .home]
+        return [ViewerMode(popcorn: true), ViewerMode(mainThread: true, popcorn: true), ViewerMode(mainThread: true),
+                ViewerMode(fadesIn: false, slowDraw: true)].map { ($0, scrolling) }
+            + [(ViewerMode(), scrolling + [.overlay, .resize, .reload, .mode])]
+    }()
+
+    /// Takes the tour. The first minute is the baseline the later ones are compared with, so it
+    /// must have met the first use of everything: the caches, pools and compiled shaders that the
+    /// graphics driver and the libraries keep for each kind of work, which a random first minute
+    /// may not have asked for yet. Stops at `deadline` (a soak shorter than the tour takes what
+    /// fits); returns the actions, frames and dropped frames.
+    func warmUp(until deadline: TimeInterval, using random: inout SeededRandom) -> (actions: Int, frames: Int, dropped: Int) {
+        var actions = 0, frames = 0, dropped = 0
+        resize(to: CGSize(width: CGFloat(Self.widths.upperBound), height: CGFloat(Self.heights.upperBound)))
+        app.showsHitTestSlop = true
+        app.showsRanges = true
+        app.showsImageScaling = true
+        app.showsHelp = true
+        app.showsFPS = true
+        tour: for (mode, list) in Self.tour {
+            viewer.mode = mode
+            for action in list {
+                guard MonotonicClock.now() < deadline else { break tour }
+                let (f, d) = perform(action, using: &random)
+                actions += 1
+                frames += f
+                dropped += d
+            }
+        }
+        return (actions, frames, dropped)
     }
 
     /// Back to the default size, mode and overlays at the top of the collection (just scrolled down

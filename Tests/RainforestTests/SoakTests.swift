@@ -25,6 +25,21 @@ final class SoakTests: XCTestCase {
         XCTAssertNil(SoakVerdict([minute(1, rss: 200, textures: 5)]).rssGrowth)
     }
 
+    func testTheFirstMinutesTourMeetsEveryActionAndEveryMode() {
+        let tour = SoakDriver.tour
+        XCTAssertEqual(Set(tour.flatMap(\.actions)), Set(SoakDriver.Action.allCases))
+        let modes = tour.map(\.mode)
+        for mainThread in [false, true] {
+            for popcorn in [false, true] {
+                XCTAssertTrue(modes.contains { $0.mainThread == mainThread && $0.popcorn == popcorn },
+                              "main-thread \(mainThread), popcorn \(popcorn)")
+            }
+        }
+        XCTAssertTrue(modes.contains { $0.slowDraw })
+        XCTAssertTrue(modes.contains { !$0.fadesIn })
+        XCTAssertEqual(modes.last, ViewerMode(), "the tour ends in the default mode")
+    }
+
     func testTheSameSeedMakesTheSameActions() {
         var a = SeededRandom(seed: 99), b = SeededRandom(seed: 99), c = SeededRandom(seed: 100)
         let first = (0..<20).map { _ in a.next() }
