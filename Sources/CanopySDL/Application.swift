@@ -355,7 +355,8 @@ public final class Application {
         lastPresentEnd = end
         let displays = DisplayScheduler.shared.displayStatistics.count, rasters = DisplayScheduler.shared.rasterStatistics
         let work = MemoryTrimmer.Work(displays: displays, rastersCompleted: rasters.completed,
-                                      rastersCancelled: rasters.cancelled, textureBytes: compositor.textureBytes)
+                                      rastersCancelled: rasters.cancelled, textureBytes: compositor.textureBytes,
+                                      scratchTextureBytes: compositor.scratchTextureBytes)
         if let check = memoryTrimmer.turnEnded(now: end, activity: work, loopWillSleep: !runLoop.needsFrame) {
             runLoop.setNeedsFrame(at: check)
         }

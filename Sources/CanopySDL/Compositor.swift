@@ -41,6 +41,13 @@ public final class Compositor {
     /// The most `textureBytes` has been since the compositor was made or `resetTextureBytesPeak()`.
     public private(set) var textureBytesPeak = 0
 
+    /// The bytes held by the compositor's own scratch textures, not counted in `textureBytes`:
+    /// offscreen targets for rounded clips and the masks of rounded corners and borders, each
+    /// kept until `evictionAge` frames after its last use.
+    public var scratchTextureBytes: Int {
+        targetPool.reduce(0) { $0 + $1.width * $1.height * 4 } + masks.keys.reduce(0) { $0 + $1.width * $1.height * 4 }
+    }
+
     /// Starts a new peak from the bytes held now (a benchmark run's own peak).
     public func resetTextureBytesPeak() {
         textureBytesPeak = textureBytes

@@ -13,12 +13,14 @@ final class MemoryTrimmer {
         .map { unsafeBitCast($0, to: Trim.self) }
     private static let queue = DispatchQueue(label: "canopy.memory-trim", qos: .utility)
 
-    /// The work a turn can see: displays started, rasters landed and dropped, texture bytes.
+    /// The work a turn can see: displays started, rasters landed and dropped, texture bytes (the
+    /// layers' and the compositor's scratch ones, whose evictions free driver memory too).
     struct Work: Equatable, Sendable {
         var displays: Int
         var rastersCompleted: Int
         var rastersCancelled: Int
         var textureBytes: Int
+        var scratchTextureBytes: Int
     }
 
     private var policy = MemoryTrimPolicy<Work>()

@@ -65,6 +65,37 @@ final class CompositorTests: XCTestCase {
         assertPixel(frame, 130, 185, (255, 255, 255)) // outside, nothing
     }
 
+    func testScratchTexturesAreCountedWhileUsedAndEvictedAfterTheEvictionAge() throws {
+        try MainActor.assumeIsolated {
+            let app = try Application(options: .init(title: "test", size: CGSize(width: 300, height: 200),
+                                                     headless: true, renderDriver: "opengl"))
+            defer { app.close() }
+            app.showsFPS = false
+            app.compositor.evictionAge = 3
+            XCTAssertEqual(app.compositor.scratchTextureBytes, 0)
+            // A rounded clip with something inside: an offscreen target and a corner mask.
+            let rounded = Layer(frame: CGRect(x: 10, y: 10, width: 100, height: 80))
+            rounded.cornerRadius = 12
+            rounded.clipsToBounds = true
+            let inside = Layer(frame: CGRect(x: 0, y: 0, width: 200, height: 200))
+            inside.backgroundColor = .black
+            rounded.addSublayer(inside)
+            app.rootLayer.setSublayers([rounded])
+            _ = try XCTUnwrap(app.captureFrame())
+            let used = app.compositor.scratchTextureBytes
+            // The target covers at least the layer's 100 x 80 points (sizes round up to 64 pixels).
+            XCTAssertGreaterThanOrEqual(used, 100 * 80 * 4)
+            XCTAssertEqual(app.compositor.textureBytes, 0, "scratch textures are not layer textures")
+            // Still used: kept however many frames pass.
+            for _ in 0..<5 { _ = try XCTUnwrap(app.captureFrame()) }
+            XCTAssertEqual(app.compositor.scratchTextureBytes, used)
+            // Unused for more than the eviction age: released.
+            app.rootLayer.setSublayers([])
+            for _ in 0..<5 { _ = try XCTUnwrap(app.captureFrame()) }
+            XCTAssertEqual(app.compositor.scratchTextureBytes, 0)
+        }
+    }
+
     func testOpenGLBlendsPremultipliedBitmapsRight() throws {
         try MainActor.assumeIsolated { try Self.check(driver: "opengl", expectCustomBlend: true) }
     }
