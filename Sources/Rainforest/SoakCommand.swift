@@ -42,6 +42,8 @@ struct SoakMinute: Codable, Sendable, Equatable {
     /// Texture memory with the viewer back at the top, in the default mode, settled: the same
     /// every minute unless textures leak.
     var steadyTextureMB: Double
+    /// The compositor's scratch textures at rest (rounded-clip targets, masks), evicted when unused.
+    var scratchTextureMB: Double = 0
     /// The decoded photos the image cache holds (bounded: 64 MiB), part of the resident memory.
     var imageCacheMB: Double
 
@@ -54,5 +56,6 @@ struct SoakMinute: Codable, Sendable, Equatable {
         case rssFileMB = "rss_file_mb"
         case heapInUseMB = "heap_in_use_mb"
         case steadyTextureMB = "steady_texture_mb"
+        case scratchTextureMB = "scratch_texture_mb"
     }
 }

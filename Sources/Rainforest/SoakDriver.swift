@@ -153,8 +153,8 @@ struct SoakDriver {
 
     /// Back to the default size, mode and overlays at the top of the collection (just scrolled down
     /// a point, so the ranges lead downwards as after start), then turns until every visible card
-    /// is on screen, the release and upload queues have had time to drain and the application
-    /// has handed back the memory the work freed.
+    /// is on screen, the release and upload queues have had time to drain, textures no frame uses
+    /// are evicted and the application has handed back the memory the work freed.
     func settleAtTop() -> (frames: Int, dropped: Int) {
         var counter = FrameCounter()
         viewer.mode = ViewerMode()
@@ -169,7 +169,10 @@ struct SoakDriver {
         viewer.scroll(to: 1)
         let deadline = MonotonicClock.now() + 30
         while MonotonicClock.now() < deadline && !viewer.isSettled { counter.run(frames: 1, self) }
-        counter.run(frames: 90, self)
+        // Long enough for the release and upload queues to drain, and for the compositor to evict
+        // the textures the last action's frames used and these do not (rounded-clip targets,
+        // masks, overlay textures: after `evictionAge` frames).
+        counter.run(frames: max(90, app.compositor.evictionAge + 10), self)
         // At rest the application hands back the memory the work freed (after a quiet second):
         // wait for that, as a user who stops scrolling would.
         let trimDeadline = MonotonicClock.now() + 10
