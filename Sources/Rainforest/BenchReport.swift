@@ -195,8 +195,9 @@ enum ProcessMemory {
         /// Pages of mapped files: the code of the program and its libraries as it runs, fonts.
         var fileMB: Double
         /// Bytes the C allocator has handed out and not yet had back (glibc's `mallinfo2`): the
-        /// live part of the anonymous pages.
-        var heapInUseMB: Double
+        /// live part of the anonymous pages. Nil when glibc's allocator is not the one in use (a
+        /// sanitizer's replaces it, and its `mallinfo2` reports nothing).
+        var heapInUseMB: Double?
     }
 
     static func breakdown() -> Breakdown {
@@ -217,9 +218,11 @@ enum ProcessMemory {
         return values
     }
 
-    /// In-use bytes of the arenas plus the chunks mapped on their own, in megabytes.
-    private static func heapInUseMB() -> Double {
+    /// In-use bytes of the arenas plus the chunks mapped on their own, in megabytes; nil when the
+    /// allocator has no arena to report.
+    private static func heapInUseMB() -> Double? {
         let info = mallinfo2()
+        guard info.arena > 0 else { return nil }
         return Double(info.uordblks + info.hblkhd) / 1_048_576
     }
 

@@ -73,9 +73,10 @@ extension SoakCommand {
                                  scratchTextureMB: Double(app.compositor.scratchTextureBytes) / 1_048_576,
                                  imageCacheMB: Double(ImageCache.shared.totalBytes) / 1_048_576)
             report.append(row)
-            print(String(format: "minute %d: %d frames, %d dropped, %d actions, rss %.1f MB (anonymous %.1f, files %.1f; heap in use %.1f), textures at rest %.1f MB (scratch %.1f), image cache %.1f MB",
+            let heap = row.heapInUseMB.map { String(format: "%.1f", $0) } ?? "unknown"
+            print(String(format: "minute %d: %d frames, %d dropped, %d actions, rss %.1f MB (anonymous %.1f, files %.1f; heap in use %@), textures at rest %.1f MB (scratch %.1f), image cache %.1f MB",
                          row.minute, row.frames, row.droppedFrames, row.actions, row.rssMB, row.rssAnonymousMB, row.rssFileMB,
-                         row.heapInUseMB, row.steadyTextureMB, row.scratchTextureMB, row.imageCacheMB))
+                         heap, row.steadyTextureMB, row.scratchTextureMB, row.imageCacheMB))
             fflush(nil)  // each minute as it ends, even into a file or a pipe
         }
         let verdict = SoakVerdict(report)

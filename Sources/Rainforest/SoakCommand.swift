@@ -38,7 +38,8 @@ struct SoakMinute: Codable, Sendable, Equatable {
     /// what the C allocator has handed out and not had back.
     var rssAnonymousMB: Double = 0
     var rssFileMB: Double = 0
-    var heapInUseMB: Double = 0
+    /// Nil when the allocator cannot say (a sanitizer's).
+    var heapInUseMB: Double?
     /// Texture memory with the viewer back at the top, in the default mode, settled: the same
     /// every minute unless textures leak.
     var steadyTextureMB: Double
