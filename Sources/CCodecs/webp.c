@@ -106,15 +106,12 @@ int ccodecs_webp_decode(ccodecs_webp *webp, int crop_x, int crop_y, int crop_wid
         ccodecs_set_error(error, CCODECS_UNSUPPORTED, "libwebp version mismatch");
         return -1;
     }
+    if (!webp->lossless && ((crop_x | crop_y) & 1)) {
+        // libwebp would move the crop to even coordinates itself, shifting the picture.
+        ccodecs_set_error(error, CCODECS_UNSUPPORTED, "a lossy WebP crop must start at even coordinates");
+        return -1;
+    }
     if (crop_width != webp->width || crop_height != webp->height) {
-        if (!webp->lossless) {
-            // Lossy data crops on even coordinates (its chroma is half size): grow the crop
-            // outward by the odd pixel rather than let libwebp shift it.
-            crop_width += crop_x & 1;
-            crop_height += crop_y & 1;
-            crop_x &= ~1;
-            crop_y &= ~1;
-        }
         config.options.use_cropping = 1;
         config.options.crop_left = crop_x;
         config.options.crop_top = crop_y;

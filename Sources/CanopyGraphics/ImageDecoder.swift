@@ -25,8 +25,11 @@ import Foundation
 /// result is that rectangle scaled as a whole image would be. The streaming decoders read and
 /// drop the rows above it, keep only its columns of each row and stop below it; JPEG picks its
 /// DCT scale for the crop; WebP crops inside libwebp; the whole-image decoders crop the image they
-/// hold before scaling it. Scaled JPEG and lossy WebP round the crop outward (to whole pixels of
-/// the DCT scale; to even left and top edges), so an edge may take up to one more of those pixels.
+/// hold before scaling it. Lossy WebP crops start at even coordinates: an odd left or top edge
+/// takes one more pixel, and the result is that pixel bigger. A JPEG decoded at a DCT scale below
+/// 1 rounds the crop outward to whole pixels of that scale and maps them into the crop's size,
+/// so an edge may take up to one of those pixels more; crops on multiples of 8 (ImageNode's) are
+/// exact.
 ///
 /// Not done: EXIF orientation (pixels come in stored order), colour profiles and PNG gamma (the
 /// samples are taken as sRGB).
@@ -80,7 +83,8 @@ public enum ImageDecoder {
     ///
     /// With a `crop`, only that part of the image is decoded, scaled like a whole image of the
     /// crop's size: the result is `fittedPixelSize(width: crop.width, height: crop.height,
-    /// fitting: targetPixelSize)` (the crop clamped to the image first; see `Crop`). Memory is
+    /// fitting: targetPixelSize)` (the crop clamped to the image first, see `Crop`; a lossy WebP
+    /// crop grown to even left and top edges). Memory is
     /// as for a whole image of the crop's size, plus a few of the file's rows for the streaming
     /// decoders; the whole-image decoders still hold (and limit) the whole image.
     ///
@@ -219,7 +223,13 @@ public enum ImageDecoder {
             // The lossless decoder holds the whole image as ARGB whatever the output size.
             try checkWholeImage(path: path, width: width, height: height)
         }
-        let crop = try resolve(crop, path: path, width: width, height: height)
+        var crop = try resolve(crop, path: path, width: width, height: height)
+        if info.lossless == 0 {
+            // Lossy data crops on even coordinates (its chroma is half size): the crop grows
+            // outward by an odd left column or top row, and the result by that pixel.
+            crop = Crop(x: crop.x & ~1, y: crop.y & ~1, width: crop.width + (crop.x & 1),
+                        height: crop.height + (crop.y & 1))
+        }
         let size = fittedPixelSize(width: crop.width, height: crop.height, fitting: target)
         try checkOutput(path: path, size: size)
         // libwebp crops and scales while it decodes, row by row, straight to the wanted size.

@@ -387,6 +387,24 @@ final class ImageDecoderTests: XCTestCase {
         }
     }
 
+    /// Lossy WebP crops start at even coordinates: one at an odd column and row takes the pixel
+    /// before each, and is otherwise that rectangle of the whole decode, not a resampled one.
+    func testALossyWebPCropAtOddCoordinatesGrowsByOnePixelAndIsNotResampled() throws {
+        let path = photo("kingfisher.webp")
+        let full = try ImageDecoder.decode(contentsOf: path)
+        let part = try ImageDecoder.decode(contentsOf: path, fitting: nil,
+                                           cropping: ImageDecoder.Crop(x: 101, y: 37, width: 203, height: 61))
+        XCTAssertEqual([part.width, part.height], [204, 62])
+        var worst = 0
+        for y in 0..<62 {
+            for x in 0..<204 {
+                let a = part.pixel(x: x, y: y), b = full.pixel(x: x + 100, y: y + 36)
+                worst = max(worst, abs(Int(a.r) - Int(b.r)), abs(Int(a.g) - Int(b.g)), abs(Int(a.b) - Int(b.b)))
+            }
+        }
+        XCTAssertLessThanOrEqual(worst, 2)
+    }
+
     /// A scaled crop of a lossy WebP (libwebp crops and scales) is close to the same area of a
     /// whole decode, averaged.
     func testAScaledWebPCropMatchesTheAveragedWholeImage() throws {

@@ -148,8 +148,8 @@ ccodecs_webp *ccodecs_webp_open(const char *path, ccodecs_webp_info *info, ccode
 /// Decodes the crop (crop_x, crop_y, crop_width, crop_height in image pixels, non-empty and
 /// inside the image; the whole image for no crop) as premultiplied RGBA scaled to exactly
 /// output_width x output_height (the crop's own size for no scaling) into buffer, rows `stride`
-/// bytes apart. Lossy data can only be cropped from even coordinates: an odd crop_x or crop_y is
-/// moved one pixel left or up (the crop grows by that pixel). Returns 0, or -1 and fills `error`.
+/// bytes apart. Lossy data can only be cropped from even coordinates (its chroma is half size): an
+/// odd crop_x or crop_y fails as CCODECS_UNSUPPORTED. Returns 0, or -1 and fills `error`.
 int ccodecs_webp_decode(ccodecs_webp *webp, int crop_x, int crop_y, int crop_width, int crop_height,
                         int output_width, int output_height, uint8_t *buffer, size_t stride,
                         ccodecs_error *error);
