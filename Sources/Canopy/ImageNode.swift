@@ -23,9 +23,10 @@ import Synchronization
 /// drawn across (never more, and never above the file's own size), the image is drawn into the
 /// bitmap (clipped to the bounds), then `imageModificationBlock` runs on the result. When the
 /// bounds show less than half of the file's pixels (an aspect-filled panorama, a small
-/// `cropRect`: see `ImageGeometry.visibleCrop`), only the visible part is decoded (a crop,
-/// rounded outward to multiples of 8 pixels) and drawn where it lies, so the decode is no
-/// bigger than the bounds need; otherwise the whole file is. `isCancelled` is polled between
+/// `cropRect`: see `ImageGeometry.visibleCrop`), only the visible part is decoded into the
+/// bitmap (a crop, rounded outward to multiples of 8 pixels) and drawn where it lies, so the
+/// decode holds no more than the bounds need (the file is still read down to the crop's bottom
+/// edge); otherwise the whole file is. `isCancelled` is polled between
 /// these steps; a cancelled display returns no bitmap. With `displaysAsynchronously = false` the node
 /// asked to draw on the main thread, and a file is then decoded there too: the one exception.
 ///

@@ -193,7 +193,7 @@ public enum ImageDecoder {
         }
         // Adam7 fills the image in seven passes, so the whole image must exist.
         try checkWholeImage(path: path, width: width, height: height)
-        if size == (width, height), crop.width == width, crop.height == height {
+        if size == (width, height) {  // a size never above the crop's: the whole image
             return try makeBitmap(width: width, height: height) { (pixels, stride) throws(ImageError) in
                 guard ccodecs_png_read_image(png, pixels, stride, &error) == 0 else {
                     throw failure(error, path: path, format: .png, width: width, height: height)
@@ -336,8 +336,8 @@ public enum ImageDecoder {
         size: (width: Int, height: Int),
         read: (UnsafeMutablePointer<UInt8>, Int, Int) throws(ImageError) -> Int
     ) throws(ImageError) -> Bitmap {
-        let whole = crop.x == 0 && crop.y == 0 && crop.width == sourceWidth && crop.height == sourceHeight
-        if whole, sourceWidth == size.width, sourceHeight == size.height {
+        // The size is never above the crop's, so this is the whole image at its own size.
+        if sourceWidth == size.width, sourceHeight == size.height {
             return try makeBitmap(width: size.width, height: size.height) { (pixels, stride) throws(ImageError) in
                 var y = 0
                 while y < size.height {
