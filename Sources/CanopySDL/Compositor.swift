@@ -44,9 +44,7 @@ public final class Compositor {
     /// The bytes held by the compositor's own scratch textures, not counted in `textureBytes`:
     /// offscreen targets for rounded clips and the masks of rounded corners and borders, each
     /// kept until `evictionAge` frames after its last use.
-    public var scratchTextureBytes: Int {
-        targetPool.reduce(0) { $0 + $1.width * $1.height * 4 } + masks.keys.reduce(0) { $0 + $1.width * $1.height * 4 }
-    }
+    public private(set) var scratchTextureBytes = 0
 
     /// Starts a new peak from the bytes held now (a benchmark run's own peak).
     public func resetTextureBytesPeak() {
@@ -99,7 +97,10 @@ public final class Compositor {
     public var evictionAge = 120
 
     /// A rounded rect's mask (`border` 0), or its border's ring (`border` pixels wide).
-    private struct MaskKey: Hashable { var width: Int; var height: Int; var radius: Int; var border: Int = 0 }
+    private struct MaskKey: Hashable {
+        var width: Int; var height: Int; var radius: Int; var border: Int = 0
+        var bytes: Int { width * height * 4 }
+    }
     private struct MaskEntry { var texture: OpaquePointer; var lastUsedFrame: Int }
 
     /// Multiplies the destination, colour and alpha, by the source's alpha: a mask cutting what is
@@ -107,7 +108,10 @@ public final class Compositor {
     private let maskMode: SDL_BlendMode
     private let usesMaskBlending: Bool
     /// A target texture of the pool; several at once when rounded clips nest.
-    private struct PooledTarget { var texture: OpaquePointer; var width: Int; var height: Int; var inUse: Bool; var lastUsedFrame: Int }
+    private struct PooledTarget {
+        var texture: OpaquePointer; var width: Int; var height: Int; var inUse: Bool; var lastUsedFrame: Int
+        var bytes: Int { width * height * 4 }
+    }
     private var targetPool: [PooledTarget] = []
     /// The offscreen target being drawn into for a rounded clip: its place in window pixels
     /// (`rect`), the clipping layer's rect and corner radius in pixels, and its pool index.
@@ -242,11 +246,13 @@ public final class Compositor {
         }
         for (key, entry) in masks where frameNumber - entry.lastUsedFrame > evictionAge {
             SDL_DestroyTexture(entry.texture)
+            scratchTextureBytes -= key.bytes
             masks[key] = nil
         }
         targetPool.removeAll { target in
             guard !target.inUse, frameNumber - target.lastUsedFrame > evictionAge else { return false }
             SDL_DestroyTexture(target.texture)
+            scratchTextureBytes -= target.bytes
             return true
         }
     }
@@ -431,6 +437,7 @@ public final class Compositor {
                                               Int32(SDL_TEXTUREACCESS_TARGET.rawValue), Int32(w), Int32(h)) else { return nil }
         SDL_SetTextureScaleMode(texture, SDL_ScaleModeNearest)
         targetPool.append(PooledTarget(texture: texture, width: w, height: h, inUse: true, lastUsedFrame: frameNumber))
+        scratchTextureBytes += targetPool[targetPool.count - 1].bytes
         return targetPool.count - 1
     }
 
@@ -481,6 +488,7 @@ public final class Compositor {
         } else {
             guard let made = makeRoundedMask(key) else { return nil }
             texture = made
+            scratchTextureBytes += key.bytes
         }
         masks[key] = MaskEntry(texture: texture, lastUsedFrame: frameNumber)
         return texture
@@ -591,6 +599,7 @@ public final class Compositor {
         for entry in masks.values { SDL_DestroyTexture(entry.texture) }
         textures.removeAll()
         masks.removeAll()
+        scratchTextureBytes = 0
         textureBytes = 0
     }
 

@@ -104,20 +104,23 @@ final class CompositorUploadTests: XCTestCase {
         }
     }
 
+    /// Turns until nothing is due, the timed frames included (at most 2 s).
+    @MainActor
+    private static func settle(_ app: Application) {
+        let deadline = MonotonicClock.now() + 2
+        repeat {
+            app.runTurn()
+            if !app.runLoop.needsFrame { Thread.sleep(forTimeInterval: 0.01) }
+        } while (app.runLoop.needsFrame || app.isMemoryTrimDue) && MonotonicClock.now() < deadline
+    }
+
     func testFreeMemoryIsReturnedOnceAfterABurstOfUploadsHasBeenQuiet() throws {
         try MainActor.assumeIsolated {
             let app = try Self.makeApp()
             defer { app.close() }
             app.memoryTrimQuietTime = 0.05
             app.compositor.uploadBudget = 10  // every upload in its first turn, however slow the build
-            /// Turns until nothing is due, the timed frames included (at most 2 s).
-            @MainActor func settle() {
-                let deadline = MonotonicClock.now() + 2
-                repeat {
-                    app.runTurn()
-                    if !app.runLoop.needsFrame { Thread.sleep(forTimeInterval: 0.01) }
-                } while (app.runLoop.needsFrame || app.isMemoryTrimDue) && MonotonicClock.now() < deadline
-            }
+            @MainActor func settle() { Self.settle(app) }
             settle()
             let before = app.memoryTrimCount
             // Quiet turns: nothing to give back.
@@ -143,6 +146,41 @@ final class CompositorUploadTests: XCTestCase {
             XCTAssertEqual(app.memoryTrimCount, before + 2, "and once after the textures are released")
             for _ in 0..<5 { app.runTurn() }
             XCTAssertEqual(app.memoryTrimCount, before + 2, "not again without new work")
+        }
+    }
+
+    /// The compositor's scratch textures (a rounded clip's target, its corner mask) are made and
+    /// evicted without any layer texture changing: both count as work, so each is followed by
+    /// a trim.
+    func testMakingAndEvictingScratchTexturesIsWorkForTheMemoryTrim() throws {
+        try MainActor.assumeIsolated {
+            let app = try Self.makeApp()
+            defer { app.close() }
+            app.memoryTrimQuietTime = 0.05
+            app.compositor.evictionAge = 3
+            Self.settle(app)
+            let before = app.memoryTrimCount
+            let rounded = Layer(frame: CGRect(x: 10, y: 10, width: 80, height: 60))
+            rounded.cornerRadius = 10
+            rounded.clipsToBounds = true
+            let inside = Layer(frame: CGRect(x: 0, y: 0, width: 100, height: 100))
+            inside.backgroundColor = Self.blue
+            rounded.addSublayer(inside)
+            app.rootLayer.setSublayers([rounded])
+            app.runTurn()
+            XCTAssertGreaterThan(app.compositor.scratchTextureBytes, 0)
+            XCTAssertEqual(app.compositor.textureBytes, 0)
+            Self.settle(app)
+            XCTAssertEqual(app.memoryTrimCount, before + 1, "after the scratch textures were made")
+            // Gone from the tree: the textures go after the eviction age, in frames.
+            app.rootLayer.setSublayers([])
+            for _ in 0..<10 where app.compositor.scratchTextureBytes > 0 {
+                app.runLoop.setNeedsFrame()
+                app.runTurn()
+            }
+            XCTAssertEqual(app.compositor.scratchTextureBytes, 0)
+            Self.settle(app)
+            XCTAssertEqual(app.memoryTrimCount, before + 2, "after they were evicted")
         }
     }
 
