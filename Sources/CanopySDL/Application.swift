@@ -94,11 +94,7 @@ public final class Application {
     private var closed = false
     private let memoryTrimmer = MemoryTrimmer()
     /// Keeps the OpenGL renderer from running frames ahead of the driver (nil for others).
-    private var frameThrottle: FrameThrottle?
-    /// Presents that waited for the driver to finish an earlier frame.
-    public var presentsThrottled: Int { frameThrottle?.waits ?? 0 }
-    /// Whether presents wait for the driver to finish the frame `framesInFlight` back.
-    public var throttlesFrames: Bool { frameThrottle != nil }
+    private(set) var frameThrottle: FrameThrottle?
     /// How many times free memory was handed back to the system after a burst of work.
     public var memoryTrimCount: Int { memoryTrimmer.trims }
     /// Whether work was done since free memory was last handed back (it will be once quiet).

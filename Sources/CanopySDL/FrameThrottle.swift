@@ -28,9 +28,8 @@ final class FrameThrottle {
     private let clientWaitSync: ClientWaitSync
     private let deleteSync: DeleteSync
     let framesInFlight: Int
-    private var fences: [OpaquePointer] = []
-    /// Presents that waited for an earlier frame (the driver was behind).
-    private(set) var waits = 0
+    /// The fences of the frames presented and not yet waited for, oldest first.
+    private(set) var fences: [OpaquePointer] = []
 
     /// A throttle for the OpenGL renderer, or nil when the renderer or the driver cannot fence.
     init?(rendererName: String, framesInFlight: Int = 2) {
@@ -51,8 +50,7 @@ final class FrameThrottle {
         if let fence = fenceSync(Self.syncGPUCommandsComplete, 0) { fences.append(fence) }
         while fences.count > framesInFlight {
             let oldest = fences.removeFirst()
-            // 0x911A: already signalled; anything else means this present waited (or timed out).
-            if clientWaitSync(oldest, Self.syncFlushCommandsBit, Self.timeoutNanoseconds) != 0x911A { waits += 1 }
+            _ = clientWaitSync(oldest, Self.syncFlushCommandsBit, Self.timeoutNanoseconds)
             deleteSync(oldest)
         }
     }
