@@ -16,7 +16,7 @@ let package = Package(
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
         .systemLibrary(name: "CSDL2Image", pkgConfig: "SDL2_image", providers: [.apt(["libsdl2-image-dev"])]),
         .systemLibrary(name: "CSDL2TTF", pkgConfig: "SDL2_ttf", providers: [.apt(["libsdl2-ttf-dev"])]),
-        // glibc's <malloc.h>, for the allocator's own figures in the soak report.
+        // glibc's <malloc.h>: malloc_trim for the memory trim, mallinfo2 for the soak report.
         .systemLibrary(name: "CMalloc"),
         // Our own C shims over libjpeg-turbo, libpng and libwebp: their fatal errors longjmp,
         // which Swift must never be jumped over, and SDL_image cannot decode to a target size.
@@ -26,7 +26,7 @@ let package = Package(
         ),
         .target(name: "CanopyGraphics", dependencies: ["CSDL2", "CSDL2Image", "CSDL2TTF", "CCodecs"]),
         .target(name: "Canopy", dependencies: ["CanopyGraphics"]),
-        .target(name: "CanopySDL", dependencies: ["Canopy", "CanopyGraphics", "CSDL2", "CSDL2Image", "CSDL2TTF"]),
+        .target(name: "CanopySDL", dependencies: ["Canopy", "CanopyGraphics", "CSDL2", "CSDL2Image", "CSDL2TTF", "CMalloc"]),
         .executableTarget(
             name: "Rainforest",
             dependencies: [

@@ -1,16 +1,13 @@
+import CMalloc
 import Canopy
 import Dispatch
 import Foundation
 
 /// Hands the C allocator's free memory back to the system after bursts of work
 /// (`MemoryTrimPolicy` says when), on a background queue so that the main thread never waits
-/// for it. glibc's `malloc_trim(0)` returns the whole free pages of every arena; it is looked up
-/// at run time, so elsewhere (another C library) this does nothing.
+/// for it. glibc's `malloc_trim(0)` returns the whole free pages of every arena.
 @MainActor
 final class MemoryTrimmer {
-    private typealias Trim = @convention(c) (Int) -> Int32
-    nonisolated private static let trim: Trim? = dlsym(nil, "malloc_trim")
-        .map { unsafeBitCast($0, to: Trim.self) }
     private static let queue = DispatchQueue(label: "canopy.memory-trim", qos: .utility)
 
     /// The work a turn can see: displays started, rasters landed and dropped, texture bytes (the
@@ -33,7 +30,7 @@ final class MemoryTrimmer {
     private(set) var trims = 0
 
     /// Whether work was done since the last trim.
-    var isTrimDue: Bool { Self.trim != nil && policy.isTrimDue }
+    var isTrimDue: Bool { policy.isTrimDue }
 
     /// Waits for the trims asked for so far to end.
     func waitForTrims() {
@@ -43,7 +40,6 @@ final class MemoryTrimmer {
     /// Called at the end of each turn; returns when the loop should turn again to look (it is
     /// going to sleep with a trim due), or nil.
     func turnEnded(now: TimeInterval, activity: Work, loopWillSleep: Bool) -> TimeInterval? {
-        guard Self.trim != nil else { return nil }
         switch policy.decide(now: now, activity: activity, loopWillSleep: loopWillSleep) {
         case .wait:
             return nil
@@ -52,7 +48,7 @@ final class MemoryTrimmer {
         case .trim:
             trims += 1
             Self.queue.async {
-                Tracer.shared.measure("return free memory", category: "memory") { _ = Self.trim?(0) }
+                Tracer.shared.measure("return free memory", category: "memory") { _ = malloc_trim(0) }
             }
             return nil
         }
