@@ -188,8 +188,10 @@ enum ProcessMemory {
         statusMB(["VmRSS"])[0]
     }
 
-    /// What the resident set is made of, in megabytes.
+    /// The resident set and what it is made of, in megabytes, read at one moment.
     struct Breakdown: Equatable, Sendable {
+        /// VmRSS: the anonymous and file pages below, and shared memory.
+        var residentMB: Double
         /// Anonymous pages: the heaps, stacks, and what graphics drivers map for themselves.
         var anonymousMB: Double
         /// Pages of mapped files: the code of the program and its libraries as it runs, fonts.
@@ -201,8 +203,8 @@ enum ProcessMemory {
     }
 
     static func breakdown() -> Breakdown {
-        let figures = statusMB(["RssAnon", "RssFile"])
-        return Breakdown(anonymousMB: figures[0], fileMB: figures[1], heapInUseMB: heapInUseMB())
+        let figures = statusMB(["VmRSS", "RssAnon", "RssFile"])
+        return Breakdown(residentMB: figures[0], anonymousMB: figures[1], fileMB: figures[2], heapInUseMB: heapInUseMB())
     }
 
     /// The named /proc/self/status fields ("VmRSS", ...), kB turned into MB; 0 for one not found.

@@ -67,8 +67,7 @@ extension SoakCommand {
             dropped += d
             let memory = ProcessMemory.breakdown()
             let row = SoakMinute(minute: minute, frames: frames, droppedFrames: dropped, actions: actions,
-                                 rssMB: ProcessMemory.currentResidentMB(),
-                                 rssAnonymousMB: memory.anonymousMB, rssFileMB: memory.fileMB, heapInUseMB: memory.heapInUseMB,
+                                 rssMB: memory.residentMB, rssAnonymousMB: memory.anonymousMB, rssFileMB: memory.fileMB, heapInUseMB: memory.heapInUseMB,
                                  steadyTextureMB: Double(app.compositor.textureBytes) / 1_048_576,
                                  scratchTextureMB: Double(app.compositor.scratchTextureBytes) / 1_048_576,
                                  imageCacheMB: Double(ImageCache.shared.totalBytes) / 1_048_576)
