@@ -42,14 +42,15 @@ extension SoakCommand {
         let start = MonotonicClock.now()
         var report: [SoakMinute] = []
         let totalMinutes = Int(minutes.rounded(.up))
+        // The time kept at the end of each minute to settle: what the last settle took.
+        var settleTime = driver.minimumSettleTime
         for minute in 1...totalMinutes {
             let end = start + min(minutes, Double(minute)) * 60
             var frames = 0, dropped = 0, actions = 0
-            if minute == 1 {
-                (actions, frames, dropped) = driver.warmUp(until: end - SoakDriver.settleTime, using: &random)
-            }
-            while MonotonicClock.now() < end - SoakDriver.settleTime {
-                let action = driver.randomAction(using: &random)
+            // The first minute opens with the tour; what it has no time for is left out.
+            var tour = minute == 1 ? driver.startTour() : nil
+            while MonotonicClock.now() < end - settleTime {
+                let action = driver.nextAction(tour: &tour, using: &random)
                 let before = ProcessMemory.currentResidentMB()
                 let (f, d) = driver.perform(action, using: &random)
                 frames += f
@@ -62,7 +63,9 @@ extension SoakCommand {
                 }
             }
             // Back to the top, in the default mode, settled: textures should be what they were.
+            let settleStart = MonotonicClock.now()
             let (f, d) = driver.settleAtTop()
+            settleTime = max(driver.minimumSettleTime, MonotonicClock.now() - settleStart)
             frames += f
             dropped += d
             let memory = ProcessMemory.breakdown()

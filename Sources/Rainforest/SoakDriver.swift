@@ -12,8 +12,16 @@ struct SoakDriver {
         case wheel, fling, drag, page, jump, home, end, resize, mode, overlay, favourite, select, reload
     }
 
-    /// The time kept at the end of each minute to settle at the top.
-    static let settleTime: TimeInterval = 3
+    /// The least time `settleAtTop` takes: its frames (at 60 Hz), the memory trim's quiet time
+    /// after the last of them, and half a second for the visible cards to come back. It takes
+    /// longer when the overlay textures the frames draw keep changing: the trim waits for quiet.
+    var minimumSettleTime: TimeInterval {
+        Double(10 + settleFrames) / 60 + app.memoryTrimQuietTime + 0.5
+    }
+    /// The frames of rest before memory is read: long enough for the release and upload queues to
+    /// drain, and for the compositor to evict the textures the last action's frames used and
+    /// these do not (rounded-clip targets, masks, overlay textures: after `evictionAge` frames).
+    private var settleFrames: Int { max(90, app.compositor.evictionAge + 10) }
     static let defaultSize = Session.defaultSize.cgSize
     /// The window sizes a resize picks from.
     static let widths = 340...1600
@@ -125,30 +133,30 @@ struct SoakDriver {
             + [(ViewerMode(), scrolling + [.overlay, .resize, .reload, .mode])]
     }()
 
-    /// Takes the tour. The first minute is the baseline the later ones are compared with, so it
-    /// must have met the first use of everything: the caches, pools and compiled shaders that the
-    /// graphics driver and the libraries keep for each kind of work, which a random first minute
-    /// may not have asked for yet. Stops at `deadline` (a soak shorter than the tour takes what
-    /// fits); returns the actions, frames and dropped frames.
-    func warmUp(until deadline: TimeInterval, using random: inout SeededRandom) -> (actions: Int, frames: Int, dropped: Int) {
-        var actions = 0, frames = 0, dropped = 0
+    /// The tour as steps: each action, with the mode to switch to where a leg begins.
+    typealias Tour = IndexingIterator<[(mode: ViewerMode?, action: Action)]>
+
+    /// Starts the tour: the largest window a resize can pick, every overlay on. The first
+    /// minute is the baseline the later ones are compared with, so it must have met the first
+    /// use of everything: the caches, pools and compiled shaders that the graphics driver and the
+    /// libraries keep for each kind of work, which a random first minute may not have asked for.
+    func startTour() -> Tour {
         resize(to: CGSize(width: CGFloat(Self.widths.upperBound), height: CGFloat(Self.heights.upperBound)))
         app.showsHitTestSlop = true
         app.showsRanges = true
         app.showsImageScaling = true
         app.showsHelp = true
         app.showsFPS = true
-        tour: for (mode, list) in Self.tour {
-            viewer.mode = mode
-            for action in list {
-                guard MonotonicClock.now() < deadline else { break tour }
-                let (f, d) = perform(action, using: &random)
-                actions += 1
-                frames += f
-                dropped += d
-            }
-        }
-        return (actions, frames, dropped)
+        return Self.tour.flatMap { leg in leg.actions.enumerated().map { ($0.offset == 0 ? leg.mode : nil, $0.element) } }
+            .makeIterator()
+    }
+
+    /// The tour's next action (switching the mode where a leg begins) while it lasts, then a
+    /// random one.
+    func nextAction(tour: inout Tour?, using random: inout SeededRandom) -> Action {
+        guard let step = tour?.next() else { return randomAction(using: &random) }
+        if let mode = step.mode { viewer.mode = mode }
+        return step.action
     }
 
     /// Back to the default size, mode and overlays at the top of the collection (just scrolled down
@@ -169,10 +177,7 @@ struct SoakDriver {
         viewer.scroll(to: 1)
         let deadline = MonotonicClock.now() + 30
         while MonotonicClock.now() < deadline && !viewer.isSettled { counter.run(frames: 1, self) }
-        // Long enough for the release and upload queues to drain, and for the compositor to evict
-        // the textures the last action's frames used and these do not (rounded-clip targets,
-        // masks, overlay textures: after `evictionAge` frames).
-        counter.run(frames: max(90, app.compositor.evictionAge + 10), self)
+        counter.run(frames: settleFrames, self)
         // At rest the application hands back the memory the work freed (after a quiet second):
         // wait for that, as a user who stops scrolling would.
         let trimDeadline = MonotonicClock.now() + 10

@@ -348,6 +348,52 @@ final class ImageNodeTests: XCTestCase {
         }
     }
 
+    /// A crop of a file shown smaller than its pixels: the crop's edges are rounded out to
+    /// multiples of 8 of the file's pixels, so the decode may overflow the bounds by under 8 of
+    /// them at each edge (here 2 x 4 screen pixels at 1x, 2 x 8 at 2x), and no more; the picture
+    /// is that of the whole image. 8000 x 100 aspect-filled in 100 x 50 pt shows columns
+    /// 3900 ..< 4100, rounded out to 3896 ..< 4104.
+    func testADownscaledCropOverflowsTheBoundsByLessThanItsRounding() throws {
+        let image = Self.stripes(width: 8000, height: 100, stripe: 16)
+        let path = try writePNG(image, named: "wide-panorama.png")
+        try MainActor.assumeIsolated {
+            let bounds = CGSize(width: 100, height: 50)
+            for scale: CGFloat in [1, 2] {
+                let context = "at \(scale)x"
+                let cache = ImageCache()
+                let decodes = Recorder<ImageDecoder.Crop?>()
+                let node = ImageNode()
+                node.imageCache = cache
+                node.imagePath = path
+                node.decodeObserver = { _, _, crop in decodes.add(crop) }
+                let cropped = try XCTUnwrap(Self.display(node, size: bounds, scale: scale), context)
+                DisplayScheduler.shared.uninstall()
+                XCTAssertEqual(decodes.all, [ImageDecoder.Crop(x: 3896, y: 0, width: 208, height: 100)], context)
+                let bitmaps = cache.keysByRecentUse.compactMap { cache.cachedBitmap(for: $0) }
+                XCTAssertEqual(bitmaps.map { [$0.width, $0.height] }, [[Int(104 * scale), Int(50 * scale)]], context)
+                // Image pixels per screen pixel: 2 at 1x, 1 at 2x; 8 of them at each edge at most.
+                let overflow = Int((2 * 8 / (2 / scale)).rounded(.up))
+                for bitmap in bitmaps {
+                    XCTAssertLessThanOrEqual(bitmap.width, Int(bounds.width * scale) + overflow, context)
+                    XCTAssertLessThanOrEqual(bitmap.height, Int(bounds.height * scale) + overflow, context)
+                }
+                let reference = ImageNode()
+                reference.image = image
+                let expected = try XCTUnwrap(Self.display(reference, size: bounds, scale: scale), context)
+                DisplayScheduler.shared.uninstall()
+                XCTAssertEqual([cropped.width, cropped.height], [expected.width, expected.height], context)
+                var worst = 0
+                for y in [0, cropped.height / 2, cropped.height - 1] {
+                    for x in 0..<cropped.width {
+                        let difference = zip(Self.rgba(cropped, x, y), Self.rgba(expected, x, y)).map { abs(Int($0) - Int($1)) }.max() ?? 0
+                        worst = max(worst, difference)
+                    }
+                }
+                XCTAssertLessThanOrEqual(worst, 2, context)
+            }
+        }
+    }
+
     /// The crop threshold: an aspect-filled image showing at least half its pixels is decoded
     /// whole, as before. 300 x 100 in 149 pt shows columns 75.5 ..< 224.5, rounded outward (to
     /// multiples of 8) to 72 ..< 232, over half: whole. In 140 pt, columns 80 ..< 224 (144,
