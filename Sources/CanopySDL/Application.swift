@@ -48,6 +48,9 @@ public final class Application {
     /// The SDL video driver and renderer in use, e.g. "x11" and "opengl".
     public let videoDriver: String
     public let rendererName: String
+    /// What the OpenGL renderer's driver says draws (`GL_RENDERER`), e.g. "llvmpipe (LLVM 15.0.6,
+    /// 256 bits)" for Mesa's software rasterizer; nil with another renderer.
+    public let graphicsDevice: String?
     /// Receives every input event, with the time it was read (monotonic seconds).
     public var eventHandler: ((InputEvent, TimeInterval) -> Void)?
     public var showsFPS = true { didSet { runLoop.setNeedsFrame() } }
@@ -102,6 +105,11 @@ public final class Application {
     /// Waits for the handing back of free memory asked for so far to end (it runs on a queue of
     /// its own): what a measurement of resident memory at rest waits for.
     public func waitForMemoryTrims() { memoryTrimmer.waitForTrims() }
+    /// How many trims of free memory ended since the last call, and the longest one, in seconds.
+    public func takeMemoryTrimTimes() -> (count: Int, longest: TimeInterval) {
+        let times = memoryTrimmer.takeTimes()
+        return (times.count, times.longest)
+    }
     /// How long work must be quiet before free memory is handed back (1 s).
     public var memoryTrimQuietTime: TimeInterval {
         get { memoryTrimmer.quietTime }
@@ -171,6 +179,7 @@ public final class Application {
         var info = SDL_RendererInfo()
         SDL_GetRendererInfo(renderer, &info)
         rendererName = String(cString: info.name)
+        graphicsDevice = rendererName == "opengl" ? Self.openGLRendererString() : nil
         let vsync = info.flags & SDL_RENDERER_PRESENTVSYNC.rawValue != 0
 
         var mode = SDL_DisplayMode()
@@ -188,6 +197,16 @@ public final class Application {
             self.composite(turn)
         }
         frameThrottle = FrameThrottle(rendererName: rendererName)
+    }
+
+    /// `glGetString(GL_RENDERER)` of the current context (the renderer's, just made), looked up
+    /// through SDL as the frame throttle's calls are.
+    private static func openGLRendererString() -> String? {
+        typealias GetString = @convention(c) (UInt32) -> UnsafePointer<UInt8>?
+        let glRenderer: UInt32 = 0x1F01
+        guard SDL_GL_GetCurrentContext() != nil, let address = SDL_GL_GetProcAddress("glGetString"),
+              let name = unsafeBitCast(address, to: GetString.self)(glRenderer) else { return nil }
+        return String(cString: name)
     }
 
     /// Why SDL's video could not start, in words that say what to change: the video driver the

@@ -2,10 +2,12 @@ import CMalloc
 import Canopy
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Hands the C allocator's free memory back to the system after bursts of work
 /// (`MemoryTrimPolicy` says when), on a background queue so that the main thread never waits
-/// for it. glibc's `malloc_trim(0)` returns the whole free pages of every arena.
+/// for it. glibc's `malloc_trim(0)` returns the whole free pages of every arena, and the free end
+/// of the main one (`MallocArenas` keeps every thread in that one).
 @MainActor
 final class MemoryTrimmer {
     private static let queue = DispatchQueue(label: "canopy.memory-trim", qos: .utility)
@@ -29,6 +31,26 @@ final class MemoryTrimmer {
     /// Trims asked for so far.
     private(set) var trims = 0
 
+    /// How many trims ended, and how long the longest took, since last taken. A trim holds each
+    /// arena's lock while it walks it: an allocation on another thread meanwhile waits.
+    struct Times: Equatable, Sendable {
+        var count = 0
+        var longest: TimeInterval = 0
+    }
+    /// Written on the trim queue, taken on the main thread.
+    private final class TimesBox: Sendable {
+        let times = Mutex(Times())
+    }
+    private nonisolated let box = TimesBox()
+
+    /// The trims' times since the last call, and starts counting again.
+    func takeTimes() -> Times {
+        box.times.withLock { taken in
+            defer { taken = Times() }
+            return taken
+        }
+    }
+
     /// Whether work was done since the last trim.
     var isTrimDue: Bool { policy.isTrimDue }
 
@@ -47,8 +69,14 @@ final class MemoryTrimmer {
             return time
         case .trim:
             trims += 1
-            Self.queue.async {
+            Self.queue.async { [box] in
+                let start = MonotonicClock.now()
                 Tracer.shared.measure("return free memory", category: "memory") { _ = malloc_trim(0) }
+                let took = MonotonicClock.now() - start
+                box.times.withLock {
+                    $0.count += 1
+                    $0.longest = max($0.longest, took)
+                }
             }
             return nil
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CanopySDL
 import Foundation
 
 /// The entry point: parses the command line and runs the command. Every failure the user can
@@ -15,6 +16,8 @@ enum RainforestMain {
 
     @MainActor
     static func main() {
+        // Before any other thread allocates: one arena, which the memory trim reaches whole.
+        MallocArenas.limitToOne()
         setlocale(LC_CTYPE, "") // the user's character set, for the window system's text
         // The process exits only after `run` has returned, when the parsed command and any
         // parse error are released: LeakSanitizer (make test-asan) cannot see the parser's

@@ -47,6 +47,11 @@ struct SoakMinute: Codable, Sendable, Equatable {
     var scratchTextureMB: Double = 0
     /// The decoded photos the image cache holds (bounded: 64 MiB), part of the resident memory.
     var imageCacheMB: Double
+    /// The C allocator's arenas (1: `MallocArenas`); nil when it cannot say.
+    var mallocArenas: Int?
+    /// The trims of free memory that ended in the minute, and how long the longest took.
+    var trims: Int = 0
+    var longestTrimMs: Double = 0
 
     enum CodingKeys: String, CodingKey {
         case minute, frames, actions
@@ -58,5 +63,8 @@ struct SoakMinute: Codable, Sendable, Equatable {
         case heapInUseMB = "heap_in_use_mb"
         case steadyTextureMB = "steady_texture_mb"
         case scratchTextureMB = "scratch_texture_mb"
+        case mallocArenas = "malloc_arenas"
+        case trims
+        case longestTrimMs = "longest_trim_ms"
     }
 }

@@ -123,6 +123,8 @@ final class CompositorUploadTests: XCTestCase {
             @MainActor func settle() { Self.settle(app) }
             settle()
             let before = app.memoryTrimCount
+            app.waitForMemoryTrims()
+            _ = app.takeMemoryTrimTimes()
             // Quiet turns: nothing to give back.
             for _ in 0..<5 { app.runTurn() }
             XCTAssertEqual(app.memoryTrimCount, before)
@@ -139,6 +141,12 @@ final class CompositorUploadTests: XCTestCase {
             settle()
             XCTAssertEqual(app.memoryTrimCount, before + 1, "once, when the work has been quiet")
             XCTAssertFalse(app.isMemoryTrimDue)
+            // Each trim's time is taken once.
+            app.waitForMemoryTrims()
+            let times = app.takeMemoryTrimTimes()
+            XCTAssertEqual(times.count, 1)
+            XCTAssertGreaterThan(times.longest, 0)
+            XCTAssertEqual(app.takeMemoryTrimTimes().count, 0)
             // ...then released: another burst.
             app.rootLayer.setSublayers([])
             settle()

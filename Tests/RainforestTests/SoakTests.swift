@@ -58,9 +58,15 @@ final class SoakTests: XCTestCase {
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         XCTAssertTrue(outcome.stdout.contains("seed 5"), outcome.stdout)
         XCTAssertTrue(outcome.stdout.contains("minute 1:"), outcome.stdout)
+        // Mesa's llvmpipe rasterizes on the drawing thread unless told otherwise (its threads'
+        // scenes keep released textures at random): the first line says so.
+        let header = outcome.stdout.split(separator: "\n").first.map(String.init) ?? ""
+        if header.contains("llvmpipe") { XCTAssertTrue(header.contains("LP_NUM_THREADS=0)"), header) }
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
         let minutes = try XCTUnwrap(object?["minutes"] as? [[String: Any]])
         XCTAssertEqual(minutes.count, 1)
+        let renderer = try XCTUnwrap(object?["renderer"] as? String)
+        XCTAssertTrue(header.hasSuffix("renderer \(renderer)"), "\(header) / \(renderer)")
         XCTAssertGreaterThan(minutes[0]["frames"] as? Int ?? 0, 0)
         XCTAssertGreaterThan(minutes[0]["steady_texture_mb"] as? Double ?? 0, 0)
         // What the resident memory is made of: its parts are there and add up to no more than it.
@@ -72,12 +78,26 @@ final class SoakTests: XCTestCase {
         if let heap = minutes[0]["heap_in_use_mb"] as? Double {
             XCTAssertGreaterThan(heap, 0)
             XCTAssertLessThanOrEqual(heap, anonymous)
+            // glibc's allocator, limited to one arena at start (MallocArenas), which the trim reaches whole.
+            XCTAssertEqual(minutes[0]["malloc_arenas"] as? Int, 1)
         } else {
             // The binary is built as these tests are: a sanitizer's runtime is in both or neither.
             XCTAssertTrue(dlsym(nil, "__asan_init") != nil || dlsym(nil, "__tsan_init") != nil,
                           "the heap figure is missing without a sanitizer")
         }
         XCTAssertLessThanOrEqual(anonymous + files, rss + 1)
+        // The settle waits for the trim after the minute's work: at least one ended, and took some time.
+        XCTAssertGreaterThanOrEqual(minutes[0]["trims"] as? Int ?? 0, 1)
+        XCTAssertGreaterThan(minutes[0]["longest_trim_ms"] as? Double ?? 0, 0)
         XCTAssertEqual(object?["passed"] as? Bool, true)
+    }
+
+    func testTheEnvironmentsChoiceOfLlvmpipeThreadsIsKept() throws {
+        let outcome = try CommandLineTests.runBinary(["soak", "--minutes", "0.05", "--seed", "5", "--cards", "50",
+                                                      "--size", "400x300"], environment: ["LP_NUM_THREADS": "1"])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let header = outcome.stdout.split(separator: "\n").first.map(String.init) ?? ""
+        guard header.contains("llvmpipe") else { throw XCTSkip("the renderer is not Mesa's llvmpipe: \(header)") }
+        XCTAssertTrue(header.contains("LP_NUM_THREADS=1)"), header)
     }
 }
