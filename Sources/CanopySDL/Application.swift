@@ -48,8 +48,8 @@ public final class Application {
     /// The SDL video driver and renderer in use, e.g. "x11" and "opengl".
     public let videoDriver: String
     public let rendererName: String
-    /// What the OpenGL renderer's driver says draws (`GL_RENDERER`), e.g. "llvmpipe (LLVM 15.0.6,
-    /// 256 bits)" for Mesa's software rasterizer; nil with another renderer.
+    /// The OpenGL driver's name for what draws (`GL_RENDERER`), e.g. "llvmpipe (LLVM 15.0.6, 256
+    /// bits)" for Mesa's software rasterizer; nil with a renderer that is not OpenGL's (or ES's).
     public let graphicsDevice: String?
     /// Receives every input event, with the time it was read (monotonic seconds).
     public var eventHandler: ((InputEvent, TimeInterval) -> Void)?
@@ -179,7 +179,7 @@ public final class Application {
         var info = SDL_RendererInfo()
         SDL_GetRendererInfo(renderer, &info)
         rendererName = String(cString: info.name)
-        graphicsDevice = rendererName == "opengl" ? Self.openGLRendererString() : nil
+        graphicsDevice = rendererName.hasPrefix("opengl") ? Self.openGLRendererString() : nil
         let vsync = info.flags & SDL_RENDERER_PRESENTVSYNC.rawValue != 0
 
         var mode = SDL_DisplayMode()

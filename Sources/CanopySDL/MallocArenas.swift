@@ -4,16 +4,17 @@ import Foundation
 /// How many arenas glibc's allocator keeps, the other half of returning free memory
 /// (`MemoryTrimmer`).
 ///
-/// glibc gives threads that allocate at the same time arenas of their own. `malloc_trim` hands
-/// back the free pages inside every arena, but the free space at the end of an arena only for
-/// the main one; another arena gives its end back when a free leaves more there than the trim
-/// threshold, a threshold glibc raises up to 64 MB as large blocks come and go. The display
-/// workers draw card bitmaps of 0.5-3 MB in such arenas, so whatever a burst left at their ends
-/// stayed resident: in a soak the anonymous memory beyond the heap in use went from 8 to 17 MB
-/// while the heap in use stayed at 59 MB. With one arena for every thread the trim reaches it
-/// all (4 MB beyond the heap in use, every minute), and the benchmarks could not tell the
-/// difference (display workers' cards per second, scrolling frame times: see
-/// docs/ARCHITECTURE.md, Returning free memory).
+/// glibc gives each thread that allocates an arena of its own (up to 8 a core, shared beyond
+/// that). `malloc_trim` hands back the free pages inside every arena, but the free space at the
+/// end of an arena only for the main one; another arena gives its end back when a free leaves
+/// more there than the trim threshold, which glibc raises up to 64 MB as large blocks come and
+/// go. Bitmaps of 0.8-3 MB are drawn, and photos decoded, on worker threads, so what a burst
+/// left at the ends of their arenas stayed resident: in a 10-minute soak the anonymous memory
+/// beyond the heap in use went from 8 to 17 MB while the heap in use stayed at 59 MB. With one
+/// arena for every thread the trim reaches it all (about 4 MB beyond the heap in use, every
+/// minute), and the benchmarks' differences stayed within their run-to-run spread (the display
+/// workers' cards per second, scrolling frame times: docs/ARCHITECTURE.md, Soak). Every
+/// thread's allocations then share that arena, and can wait for a trim.
 public enum MallocArenas {
     /// Whether the process should be limited to one arena: yes, unless the environment sets
     /// the arena count itself (`MALLOC_ARENA_MAX`, or `glibc.malloc.arena_max` in
@@ -32,16 +33,30 @@ public enum MallocArenas {
     }
 
     /// The arenas glibc's allocator has now (the heaps `malloc_info` lists), or nil when it
-    /// cannot say.
+    /// cannot say, or is not the allocator in use (a sanitizer's replaces it: glibc's main arena
+    /// then has nothing).
     public static func count() -> Int? {
-        var buffer: UnsafeMutablePointer<CChar>?
-        var size = 0
-        guard let stream = open_memstream(&buffer, &size) else { return nil }
+        guard mallinfo2().arena > 0 else { return nil }
+        // open_memstream keeps the two addresses and writes them at fclose: slots of our own.
+        let buffer = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: 1)
+        let size = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+        buffer.initialize(to: nil)
+        size.initialize(to: 0)
+        defer {
+            free(buffer.pointee)
+            buffer.deallocate()
+            size.deallocate()
+        }
+        guard let stream = open_memstream(buffer, size) else { return nil }
         let status = malloc_info(0, stream)
         fclose(stream)
-        defer { free(buffer) }
-        guard status == 0, let buffer else { return nil }
-        let heaps = String(cString: buffer).components(separatedBy: "<heap nr=").count - 1
+        guard status == 0, let text = buffer.pointee else { return nil }
+        return count(fromMallocInfo: String(cString: text))
+    }
+
+    /// The heaps (arenas) in `malloc_info`'s XML, or nil if it lists none.
+    public static func count(fromMallocInfo xml: String) -> Int? {
+        let heaps = xml.components(separatedBy: "<heap nr=").count - 1
         return heaps > 0 ? heaps : nil
     }
 }

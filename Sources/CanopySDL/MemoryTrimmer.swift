@@ -7,7 +7,7 @@ import Synchronization
 /// Hands the C allocator's free memory back to the system after bursts of work
 /// (`MemoryTrimPolicy` says when), on a background queue so that the main thread never waits
 /// for it. glibc's `malloc_trim(0)` returns the whole free pages of every arena, and the free end
-/// of the main one (`MallocArenas` keeps every thread in that one).
+/// of the main one (the `rainforest` binary keeps every thread in that one: `MallocArenas`).
 @MainActor
 final class MemoryTrimmer {
     private static let queue = DispatchQueue(label: "canopy.memory-trim", qos: .utility)

@@ -15,23 +15,36 @@ extension SoakCommand {
     /// Asks Mesa's llvmpipe, unless the environment already says otherwise, to rasterize on the
     /// thread that draws rather than on threads of its own. Threaded, it keeps every scene (a
     /// batch of drawing, one or more a frame) it has made, and a scene lets go of the textures it
-    /// drew only when it is taken again; at rest only the first one is, so the others keep, for
-    /// as long as that lasts, textures the compositor released long before. The C heap in use at
-    /// rest then swings by up to 15 MB from one minute to the next (seed 11: about 61-77 MB,
-    /// against 59.0-59.2 MB with this setting and 69.3 MB every minute with SDL's software
-    /// renderer). The soak measures this program's memory, not which frames the driver's idle
-    /// scenes last drew. Must run before the renderer is made; other drivers ignore it.
+    /// drew only when it is taken for another batch; at rest only the first scene is taken
+    /// again, so the others keep textures the compositor released long before, for as long as
+    /// the rest lasts. The C heap in use at rest then swings by up to 16 MB from one minute to
+    /// the next (seed 11: about 61-77 MB, against 59.0-59.2 MB with this setting and 69.3 MB
+    /// every minute with SDL's software renderer). The soak measures this program's memory, not
+    /// which frames the driver's idle scenes last drew. Mesa reads the variable when the
+    /// renderer is made, so this runs before; and while no other thread of ours reads the
+    /// environment (setenv is not safe beside getenv). Other drivers ignore it.
     static func keepLlvmpipeOnTheDrawingThread() {
         if getenv(llvmpipeThreadsVariable) == nil { setenv(llvmpipeThreadsVariable, "0", 1) }
     }
 
-    /// The renderer, and for llvmpipe how it rasterizes: "opengl (llvmpipe (LLVM 15.0.6, 256
-    /// bits), LP_NUM_THREADS=0)".
-    static func describeRenderer(_ name: String, device: String?) -> String {
+    /// The threads of this process whose name starts with `prefix` (/proc/self/task/*/comm):
+    /// llvmpipe names its rasterizer threads "llvmpipe-0", "llvmpipe-1"...
+    static func threadCount(namedWithPrefix prefix: String) -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.filter { task in
+            let name = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
+            return name.hasPrefix(prefix)
+        }.count
+    }
+
+    /// The renderer, and for llvmpipe the rasterizer threads it started and the variable that
+    /// sets them: "opengl (llvmpipe (LLVM 15.0.6, 256 bits), rasterizer threads 0,
+    /// LP_NUM_THREADS=0)".
+    static func describeRenderer(_ name: String, device: String?, llvmpipeThreads: Int) -> String {
         guard let device else { return name }
         guard device.contains("llvmpipe") else { return "\(name) (\(device))" }
-        let threads = getenv(llvmpipeThreadsVariable).map { String(cString: $0) } ?? "unset"
-        return "\(name) (\(device), \(llvmpipeThreadsVariable)=\(threads))"
+        let variable = getenv(llvmpipeThreadsVariable).map { String(cString: $0) } ?? "unset"
+        return "\(name) (\(device), rasterizer threads \(llvmpipeThreads), \(llvmpipeThreadsVariable)=\(variable))"
     }
 
     @MainActor
@@ -44,7 +57,8 @@ extension SoakCommand {
         let session = try Session(collection: options, headless: true)
         defer { session.app.close() }
         let app = session.app, viewer = session.viewer
-        let renderer = Self.describeRenderer(app.rendererName, device: app.graphicsDevice)
+        let renderer = Self.describeRenderer(app.rendererName, device: app.graphicsDevice,
+                                             llvmpipeThreads: Self.threadCount(namedWithPrefix: "llvmpipe-"))
         app.statusLines = { [viewer.source.statusLine, "mode: \(viewer.mode.names.joined(separator: " + ")) · soak"] }
         print("soak: \(String(format: "%g", minutes)) min, seed \(seed) (rainforest soak --seed \(seed) repeats it), renderer \(renderer)")
         fflush(nil)
