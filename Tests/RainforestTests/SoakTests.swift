@@ -82,7 +82,9 @@ final class SoakTests: XCTestCase {
         // The heap figure is glibc's; under a sanitizer, whose allocator replaces it, it is absent.
         if let heap = minutes[0]["heap_in_use_mb"] as? Double {
             XCTAssertGreaterThan(heap, 0)
-            XCTAssertLessThanOrEqual(heap, anonymous)
+            // Not against the anonymous pages: with one arena the allocator keeps only about 4 MB
+            // beyond the heap in use, and blocks handed out but never touched are not resident.
+            XCTAssertLessThanOrEqual(heap, rss)
             // glibc's allocator, limited to one arena at start (MallocArenas), which the trim reaches
             // whole, unless the environment sets the count.
             if MallocArenas.limitWanted(environment: environment) {
