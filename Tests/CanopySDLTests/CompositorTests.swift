@@ -11,11 +11,8 @@ final class CompositorTests: XCTestCase {
     /// background, and returns the frame.
     @MainActor
     private static func render(driver: String) throws -> (Bitmap, Bool) {
-        let app = try Application(options: .init(title: "test", size: CGSize(width: 300, height: 200),
-                                                 headless: true, renderDriver: driver))
+        let app = try SDLTestSupport.headlessApp(width: 300, height: 200, renderDriver: driver)
         defer { app.close() }
-        app.showsFPS = false
-        app.clearColor = Color(white: 1)
         // Premultiplied red at alpha 0.5: (128, 0, 0, 128).
         let halfRed = Bitmap(width: 4, height: 4, fill: Color(red: 1, green: 0, blue: 0, alpha: 0.5))
         let a = Layer(frame: CGRect(x: 0, y: 0, width: 100, height: 100))
@@ -67,10 +64,8 @@ final class CompositorTests: XCTestCase {
 
     func testScratchTexturesAreCountedWhileUsedAndEvictedAfterTheEvictionAge() throws {
         try MainActor.assumeIsolated {
-            let app = try Application(options: .init(title: "test", size: CGSize(width: 300, height: 200),
-                                                     headless: true, renderDriver: "opengl"))
+            let app = try SDLTestSupport.headlessApp(width: 300, height: 200, renderDriver: "opengl")
             defer { app.close() }
-            app.showsFPS = false
             app.compositor.evictionAge = 3
             XCTAssertEqual(app.compositor.scratchTextureBytes, 0)
             // A rounded clip with something inside: an offscreen target and a corner mask.

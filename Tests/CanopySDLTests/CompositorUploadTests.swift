@@ -7,20 +7,12 @@ import XCTest
 /// The compositor's uploads: through the run-loop queue within the budget, old contents kept
 /// on screen while new ones wait, textures released when contents go.
 final class CompositorUploadTests: XCTestCase {
-    @MainActor
-    private static func makeApp() throws -> Application {
-        let app = try Application(options: .init(title: "test", size: CGSize(width: 200, height: 100), headless: true))
-        app.showsFPS = false
-        app.clearColor = Color(white: 1)
-        return app
-    }
-
     private static let red = Color(red: 1, green: 0, blue: 0)
     private static let blue = Color(red: 0, green: 0, blue: 1)
 
     func testNewContentsWaitForTheBudgetAndTheOldOnesStayMeanwhile() throws {
         try MainActor.assumeIsolated {
-            let app = try Self.makeApp()
+            let app = try SDLTestSupport.headlessApp(width: 200, height: 100)
             defer { app.close() }
             let shown = Layer(frame: CGRect(x: 0, y: 0, width: 50, height: 50))
             shown.contents = Bitmap(width: 8, height: 8, fill: Self.red)
@@ -54,7 +46,7 @@ final class CompositorUploadTests: XCTestCase {
 
     func testTheBudgetBoundsTheUploadsOfATurn() throws {
         try MainActor.assumeIsolated {
-            let app = try Self.makeApp()
+            let app = try SDLTestSupport.headlessApp(width: 200, height: 100)
             defer { app.close() }
             // A generous budget uploads everything in one turn...
             app.compositor.uploadBudget = 10
@@ -83,7 +75,7 @@ final class CompositorUploadTests: XCTestCase {
 
     func testTexturesAreReleasedWhenContentsAreClearedOrTheLayerGoes() throws {
         try MainActor.assumeIsolated {
-            let app = try Self.makeApp()
+            let app = try SDLTestSupport.headlessApp(width: 200, height: 100)
             defer { app.close() }
             var kept: Layer? = Layer(frame: CGRect(x: 0, y: 0, width: 10, height: 10))
             let cleared = Layer(frame: CGRect(x: 20, y: 0, width: 10, height: 10))
@@ -116,7 +108,7 @@ final class CompositorUploadTests: XCTestCase {
 
     func testFreeMemoryIsReturnedOnceAfterABurstOfUploadsHasBeenQuiet() throws {
         try MainActor.assumeIsolated {
-            let app = try Self.makeApp()
+            let app = try SDLTestSupport.headlessApp(width: 200, height: 100)
             defer { app.close() }
             app.memoryTrimQuietTime = 0.05
             app.compositor.uploadBudget = 10  // every upload in its first turn, however slow the build
@@ -162,7 +154,7 @@ final class CompositorUploadTests: XCTestCase {
     /// a trim.
     func testMakingAndEvictingScratchTexturesIsWorkForTheMemoryTrim() throws {
         try MainActor.assumeIsolated {
-            let app = try Self.makeApp()
+            let app = try SDLTestSupport.headlessApp(width: 200, height: 100)
             defer { app.close() }
             app.memoryTrimQuietTime = 0.05
             app.compositor.evictionAge = 3
@@ -194,7 +186,7 @@ final class CompositorUploadTests: XCTestCase {
 
     func testTheOpenGLRendererThrottlesItsFramesAndStillShowsEachOne() throws {
         try MainActor.assumeIsolated {
-            let app = try Self.makeApp()
+            let app = try SDLTestSupport.headlessApp(width: 200, height: 100)
             defer { app.close() }
             try XCTSkipUnless(app.rendererName == "opengl", "the \(app.rendererName) renderer has no fences")
             let throttle = try XCTUnwrap(app.frameThrottle, "fences are on")
@@ -218,7 +210,7 @@ final class CompositorUploadTests: XCTestCase {
 
     func testAnImmediateUploadIgnoresTheQueue() throws {
         try MainActor.assumeIsolated {
-            let app = try Self.makeApp()
+            let app = try SDLTestSupport.headlessApp(width: 200, height: 100)
             defer { app.close() }
             let layer = Layer(frame: CGRect(x: 0, y: 0, width: 10, height: 10))
             app.rootLayer.addSublayer(layer)
@@ -231,7 +223,7 @@ final class CompositorUploadTests: XCTestCase {
 
     func testFadeOpacityScalesWhatALayerDraws() throws {
         try MainActor.assumeIsolated {
-            let app = try Self.makeApp()
+            let app = try SDLTestSupport.headlessApp(width: 200, height: 100)
             defer { app.close() }
             let layer = Layer(frame: CGRect(x: 0, y: 0, width: 50, height: 50))
             layer.backgroundColor = .black

@@ -17,11 +17,8 @@ final class HitTestSlopOverlayDrawingTests: XCTestCase {
 
     func testTheOverlayFillsTheRegionsOverTheLayerTree() throws {
         try MainActor.assumeIsolated {
-            let app = try Application(options: .init(title: "test", size: CGSize(width: 300, height: 200),
-                                                     headless: true, renderDriver: "software"))
+            let app = try SDLTestSupport.headlessApp(width: 300, height: 200, renderDriver: "software")
             defer { app.close() }
-            app.showsFPS = false
-            app.clearColor = Color(white: 1)
             let root = DisplayNode()
             root.frame = CGRect(x: 0, y: 0, width: 300, height: 200)
             // A clipping parent with slop cuts the control's left edge: orange at x 50.

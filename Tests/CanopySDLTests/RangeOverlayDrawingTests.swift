@@ -25,11 +25,8 @@ final class RangeOverlayDrawingTests: XCTestCase {
 
     func testTheOverlayTintsOnScreenCellsAndDrawsThePanel() throws {
         try MainActor.assumeIsolated {
-            let app = try Application(options: .init(title: "test", size: CGSize(width: 480, height: 750),
-                                                     headless: true, fonts: SDLTestSupport.fonts, renderDriver: "software"))
+            let app = try SDLTestSupport.headlessApp(width: 480, height: 750, renderDriver: "software", fonts: SDLTestSupport.fonts)
             defer { app.close() }
-            app.showsFPS = false
-            app.clearColor = Color(white: 1)
             var asked = 0
             app.rangeOverlaySource = { asked += 1; return Self.snapshot }
 

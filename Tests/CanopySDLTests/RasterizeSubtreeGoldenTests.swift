@@ -205,10 +205,8 @@ final class RasterizeSubtreeGoldenTests: XCTestCase {
     /// landed and been uploaded.
     @MainActor
     private static func render(rasterized: Bool, driver: String) throws -> Bitmap {
-        let app = try Application(options: .init(title: "test", size: windowSize, headless: true, renderDriver: driver))
+        let app = try SDLTestSupport.headlessApp(width: windowSize.width, height: windowSize.height, renderDriver: driver)
         defer { app.close() }
-        app.showsFPS = false
-        app.clearColor = Color(white: 1)
         let scheduler = DisplayScheduler.shared
         scheduler.install(on: app.runLoop, scale: app.scale)
         defer { scheduler.uninstall() }

@@ -1,9 +1,24 @@
 import CanopyGraphics
+import CanopySDL
 import Foundation
 import XCTest
 
-/// What the SDL tests share: the project's fonts and pixel checks on captured frames.
+/// What the SDL tests share: a headless application, the project's fonts and pixel checks on
+/// captured frames.
 enum SDLTestSupport {
+    /// A headless application without the FPS overlay, drawing on white: what each frame shows is
+    /// the test's layers alone. The caller closes it.
+    @MainActor
+    static func headlessApp(width: CGFloat, height: CGFloat, renderDriver: String? = nil,
+                            fonts: FontRegistry = .shared) throws -> Application {
+        let options = Application.Options(title: "test", size: CGSize(width: width, height: height), headless: true,
+                                          fonts: fonts, renderDriver: renderDriver)
+        let app = try Application(options: options)
+        app.showsFPS = false
+        app.clearColor = Color(white: 1)
+        return app
+    }
+
     /// The Lato faces of Resources/fonts, in a registry of the tests' own.
     static let fonts: FontRegistry = {
         let registry = FontRegistry()
