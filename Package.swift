@@ -16,7 +16,8 @@ let package = Package(
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
         .systemLibrary(name: "CSDL2Image", pkgConfig: "SDL2_image", providers: [.apt(["libsdl2-image-dev"])]),
         .systemLibrary(name: "CSDL2TTF", pkgConfig: "SDL2_ttf", providers: [.apt(["libsdl2-ttf-dev"])]),
-        // glibc's <malloc.h>: malloc_trim for the memory trim, mallinfo2 for the soak report.
+        // glibc's <malloc.h>: malloc_trim and mallopt for the memory trim, mallinfo2 and malloc_info
+        // for the soak report (all through CanopySDL).
         .systemLibrary(name: "CMalloc"),
         // Our own C shims over libjpeg-turbo, libpng and libwebp: their fatal errors longjmp,
         // which Swift must never be jumped over, and SDL_image cannot decode to a target size.
@@ -30,7 +31,7 @@ let package = Package(
         .executableTarget(
             name: "Rainforest",
             dependencies: [
-                "Canopy", "CanopyGraphics", "CanopySDL", "CMalloc",
+                "Canopy", "CanopyGraphics", "CanopySDL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

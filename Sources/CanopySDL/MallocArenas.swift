@@ -1,8 +1,8 @@
 import CMalloc
 import Foundation
 
-/// How many arenas glibc's allocator keeps, the other half of returning free memory
-/// (`MemoryTrimmer`).
+/// glibc's arenas: how many the allocator keeps, the other half of returning free memory
+/// (`MemoryTrimmer`), and what they hold in use (the soak's figures).
 ///
 /// glibc gives each thread that allocates an arena of its own (up to 8 a core, shared beyond
 /// that). `malloc_trim` hands back the free pages inside every arena, but the free space at the
@@ -36,7 +36,7 @@ public enum MallocArenas {
     /// cannot say, or is not the allocator in use (a sanitizer's replaces it: glibc's main arena
     /// then has nothing).
     public static func count() -> Int? {
-        guard mallinfo2().arena > 0 else { return nil }
+        guard glibcIsTheAllocator else { return nil }
         // open_memstream keeps the two addresses and writes them at fclose: slots of our own.
         let buffer = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: 1)
         let size = UnsafeMutablePointer<Int>.allocate(capacity: 1)
@@ -59,4 +59,16 @@ public enum MallocArenas {
         let heaps = xml.components(separatedBy: "<heap nr=").count - 1
         return heaps > 0 ? heaps : nil
     }
+
+    /// The bytes the allocator has handed out and not had back (`mallinfo2`: in use in the
+    /// arenas, plus the blocks mapped on their own), or nil when glibc's is not the allocator in
+    /// use (a sanitizer's replaces it: glibc's main arena then has nothing).
+    public static func heapInUseBytes() -> Int? {
+        let info = mallinfo2()
+        guard info.arena > 0 else { return nil }
+        return Int(info.uordblks + info.hblkhd)
+    }
+
+    /// False under a sanitizer, whose allocator replaces glibc's.
+    private static var glibcIsTheAllocator: Bool { heapInUseBytes() != nil }
 }

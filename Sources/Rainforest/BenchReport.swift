@@ -1,5 +1,5 @@
-import CMalloc
 import Canopy
+import CanopySDL
 import Foundation
 
 /// The figures of one benchmark run, with the JSON names other tools read.
@@ -220,12 +220,9 @@ enum ProcessMemory {
         return values
     }
 
-    /// In-use bytes of the arenas plus the chunks mapped on their own, in megabytes; nil when the
-    /// allocator has no arena to report.
+    /// The C heap in use, in megabytes; nil when glibc's allocator is not the one in use.
     private static func heapInUseMB() -> Double? {
-        let info = mallinfo2()
-        guard info.arena > 0 else { return nil }
-        return Double(info.uordblks + info.hblkhd) / 1_048_576
+        MallocArenas.heapInUseBytes().map { Double($0) / 1_048_576 }
     }
 
     /// Resets the peak to the current size (Linux: writing 5 to clear_refs), so each run
