@@ -35,10 +35,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "CanopyGraphicsTests", dependencies: ["CanopyGraphics"], exclude: ["Golden"]),
-        .testTarget(name: "CanopyTests", dependencies: ["Canopy"]),
-        .testTarget(name: "CanopySDLTests", dependencies: ["CanopySDL"]),
-        .testTarget(name: "RainforestTests", dependencies: ["Rainforest"]),
+        // What every test target shares: waiting for a condition with a hang guard, never for a time.
+        .target(name: "CanopyTestSupport", path: "Tests/CanopyTestSupport"),
+        .testTarget(name: "CanopyGraphicsTests", dependencies: ["CanopyGraphics", "CanopyTestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyTestSupport"]),
+        .testTarget(name: "CanopySDLTests", dependencies: ["CanopySDL", "CanopyTestSupport"]),
+        .testTarget(name: "RainforestTests", dependencies: ["Rainforest", "CanopyTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 @testable import CanopyGraphics
+import CanopyTestSupport
 import Foundation
 import Synchronization
 import XCTest
@@ -128,15 +129,18 @@ final class ImageCacheTests: XCTestCase {
         let key = key("shared")
         let loads = Counter()
         let results = Mutex<[Bitmap]>([])
+        let stalled = Counter()
         runTogether(threads: 8) {
             let bitmap = try? cache.bitmap(for: key) { () throws(ImageError) -> Bitmap in
                 loads.increment()
-                // Hold the load until the other seven are waiting for it (or ten seconds pass).
-                Self.waitUntil { cache.waiterCount(for: key) == 7 }
+                // Hold the load until the other seven are waiting for it, however long they take
+                // to get there.
+                if !Self.waitUntil({ cache.waiterCount(for: key) == 7 }) { stalled.increment() }
                 return Self.square(8)
             }
             if let bitmap { results.withLock { $0.append(bitmap) } }
         }
+        XCTAssertEqual(stalled.value, 0, "the other seven callers never waited for the load")
         XCTAssertEqual(loads.value, 1)
         let bitmaps = results.withLock { $0 }
         XCTAssertEqual(bitmaps.count, 8)
@@ -150,17 +154,19 @@ final class ImageCacheTests: XCTestCase {
         let key = key("broken.jpg")
         let loads = Counter()
         let failures = Mutex<[ImageError]>([])
+        let stalled = Counter()
         runTogether(threads: 8) {
             do throws(ImageError) {
                 _ = try cache.bitmap(for: key) { () throws(ImageError) -> Bitmap in
                     loads.increment()
-                    Self.waitUntil { cache.waiterCount(for: key) == 7 }
+                    if !Self.waitUntil({ cache.waiterCount(for: key) == 7 }) { stalled.increment() }
                     throw .truncatedData(path: "broken.jpg", format: .jpeg)
                 }
             } catch {
                 failures.withLock { $0.append(error) }
             }
         }
+        XCTAssertEqual(stalled.value, 0, "the other seven callers never waited for the load")
         XCTAssertEqual(loads.value, 1)
         XCTAssertEqual(failures.withLock { $0 },
                        Array(repeating: .truncatedData(path: "broken.jpg", format: .jpeg), count: 8))
@@ -178,16 +184,19 @@ final class ImageCacheTests: XCTestCase {
         let cache = ImageCache(capacityBytes: 1 << 20)
         let loading = Counter()
         let most = Counter()
+        let stalled = Counter()
         let keys = (0..<4).map { key("k\($0)") }
         runTogether(threads: 4) { index in
             _ = try? cache.bitmap(for: keys[index]) { () throws(ImageError) -> Bitmap in
                 loading.increment()
-                // Every loader waits until all four are loading at once: one lock would deadlock here.
-                Self.waitUntil { loading.value == 4 }
+                // Every loader waits until all four are loading at once: one lock would deadlock here
+                // (and the wait would end only at the hang guard).
+                if !Self.waitUntil({ loading.value == 4 }) { stalled.increment() }
                 most.raise(to: loading.value)
                 return Self.square(2)
             }
         }
+        XCTAssertEqual(stalled.value, 0, "the four loads never ran at once")
         XCTAssertEqual(most.value, 4)
         XCTAssertEqual(cache.count, 4)
     }
@@ -227,7 +236,7 @@ final class ImageCacheTests: XCTestCase {
             }.start()
         }
         for _ in 0..<threads { start.signal() }
-        XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "threads did not finish")
+        XCTAssertEqual(done.wait(timeout: HangGuard.deadline), .success, "threads did not finish (a hang guard)")
     }
 
     private func runTogether(threads: Int, _ body: @escaping @Sendable () -> Void) {
@@ -241,10 +250,9 @@ final class ImageCacheTests: XCTestCase {
         Bitmap(width: width, height: height ?? width, fill: .clear)
     }
 
-    /// Polls `condition` every millisecond for up to ten seconds.
-    private static func waitUntil(_ condition: () -> Bool) {
-        let deadline = Date().addingTimeInterval(10)
-        while !condition(), Date() < deadline { usleep(1_000) }
+    /// Polls `condition` every millisecond until it holds (true) or `HangGuard` calls it a hang (false).
+    private static func waitUntil(_ condition: () -> Bool) -> Bool {
+        HangGuard.wait(until: condition)
     }
 
     /// A thread-safe counter for tests.
@@ -285,18 +293,19 @@ final class ImageCacheRemovalTests: XCTestCase {
         firstStarted.wait()
         cache.removeBitmaps(forPath: "/photos/a.png") // the file changed while it was decoding
         // On its own thread: had it joined the stale load it would wait for releaseFirst, which
-        // only comes after it returns. (Hang guards of 30 s, not timing checks.)
+        // only comes after it returns. (Hang guards, not timing checks: a second request that did
+        // not join returns however slow the machine, and only one that joined waits them out.)
         let secondResult = Box<Bitmap?>(nil), secondDone = DispatchSemaphore(value: 0)
         Thread {
             secondResult.value = try? cache.bitmap(for: key) { () throws(ImageError) -> Bitmap in new }
             secondDone.signal()
         }.start()
-        let joinedStaleLoad = secondDone.wait(timeout: .now() + 30) == .timedOut
+        let joinedStaleLoad = secondDone.wait(timeout: HangGuard.deadline) == .timedOut
         releaseFirst.signal()
-        if joinedStaleLoad { _ = secondDone.wait(timeout: .now() + 30) }
+        if joinedStaleLoad { _ = secondDone.wait(timeout: HangGuard.deadline) }
         XCTAssertFalse(joinedStaleLoad, "the second request waited for the stale load")
         XCTAssertTrue(secondResult.value === new, "a fresh load, not the stale one")
-        XCTAssertEqual(firstDone.wait(timeout: .now() + 30), .success, "the first load never returned")
+        XCTAssertEqual(firstDone.wait(timeout: HangGuard.deadline), .success, "the first load never returned")
         XCTAssertTrue(firstResult.value === old, "the first caller still gets its own result")
         XCTAssertTrue(cache.cachedBitmap(for: key) === new, "and the stale one is not cached over the new")
     }

@@ -1,5 +1,6 @@
 import CCodecs
 import CanopyGraphics
+import CanopyTestSupport
 import Foundation
 import Synchronization
 import XCTest
@@ -519,7 +520,7 @@ final class ImageDecoderTests: XCTestCase {
             }.start()
         }
         for _ in 0..<8 { start.signal() }
-        XCTAssertEqual(group.wait(timeout: .now() + 60), .success, line: line)
+        XCTAssertEqual(group.wait(timeout: HangGuard.deadline), .success, "a hang guard", line: line)
         let decoded = results.withLock { $0 }
         for index in 0..<8 {
             XCTAssertEqual(decoded[index], expected[index % paths.count], "thread \(index)", line: line)
@@ -565,7 +566,7 @@ final class ImageDecoderTests: XCTestCase {
             messages.withLock { $0.append(message(error)) }
             done.signal()
         }.start()
-        XCTAssertEqual(done.wait(timeout: .now() + 30), .success, "a hang guard, not a timing check")
+        XCTAssertEqual(done.wait(timeout: HangGuard.deadline), .success, "a hang guard, not a timing check")
         XCTAssertEqual(messages.withLock { $0 }, Array(repeating: "not a regular file", count: 3))
     }
 

@@ -1,5 +1,6 @@
 import Canopy
 import CanopyGraphics
+import CanopyTestSupport
 import Foundation
 import XCTest
 @testable import CanopySDL
@@ -13,6 +14,9 @@ final class CompositorTests: XCTestCase {
     private static func render(driver: String) throws -> (Bitmap, Bool) {
         let app = try SDLTestSupport.headlessApp(width: 300, height: 200, renderDriver: driver)
         defer { app.close() }
+        // Both layers' uploads in the captured turn, however slow the machine (with the default
+        // 4 ms budget a slow first upload leaves the second layer blank in that frame).
+        app.compositor.uploadBudget = HangGuard.seconds
         // Premultiplied red at alpha 0.5: (128, 0, 0, 128).
         let halfRed = Bitmap(width: 4, height: 4, fill: Color(red: 1, green: 0, blue: 0, alpha: 0.5))
         let a = Layer(frame: CGRect(x: 0, y: 0, width: 100, height: 100))

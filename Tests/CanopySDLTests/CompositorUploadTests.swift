@@ -1,5 +1,6 @@
 import Canopy
 import CanopyGraphics
+import CanopyTestSupport
 import Foundation
 import XCTest
 @testable import CanopySDL
@@ -48,8 +49,8 @@ final class CompositorUploadTests: XCTestCase {
         try MainActor.assumeIsolated {
             let app = try SDLTestSupport.headlessApp(width: 200, height: 100)
             defer { app.close() }
-            // A generous budget uploads everything in one turn...
-            app.compositor.uploadBudget = 10
+            // A budget only a hang exceeds uploads everything in one turn, however slow the machine...
+            app.compositor.uploadBudget = HangGuard.seconds
             let layers = (0..<6).map { _ in
                 let layer = Layer(frame: CGRect(x: 0, y: 0, width: 10, height: 10))
                 layer.contents = Bitmap(width: 64, height: 64, fill: Self.red)
@@ -77,6 +78,9 @@ final class CompositorUploadTests: XCTestCase {
         try MainActor.assumeIsolated {
             let app = try SDLTestSupport.headlessApp(width: 200, height: 100)
             defer { app.close() }
+            // Both uploads in the first turn, however slow the machine (the default 4 ms budget
+            // leaves the second for the next turn when the first takes longer).
+            app.compositor.uploadBudget = HangGuard.seconds
             var kept: Layer? = Layer(frame: CGRect(x: 0, y: 0, width: 10, height: 10))
             let cleared = Layer(frame: CGRect(x: 20, y: 0, width: 10, height: 10))
             kept!.contents = Bitmap(width: 16, height: 16, fill: Self.red)
@@ -96,14 +100,17 @@ final class CompositorUploadTests: XCTestCase {
         }
     }
 
-    /// Turns until nothing is due, the timed frames included (at most 2 s).
+    /// Turns (at least one) until nothing is due, the timed frames included: a trim waits for the
+    /// work to have been quiet for `memoryTrimQuietTime` of wall-clock time (the application has no
+    /// clock of its own to inject), so this waits for the trim, not for a time.
     @MainActor
-    private static func settle(_ app: Application) {
-        let deadline = MonotonicClock.now() + 2
-        repeat {
+    private static func settle(_ app: Application, file: StaticString = #filePath, line: UInt = #line) {
+        app.runTurn()
+        // The pause between turns only lets the quiet time pass: sleeping longer is always fine.
+        let settled = HangGuard.wait(until: { !app.runLoop.needsFrame && !app.isMemoryTrimDue }, pause: 0.01) {
             app.runTurn()
-            if !app.runLoop.needsFrame { Thread.sleep(forTimeInterval: 0.01) }
-        } while (app.runLoop.needsFrame || app.isMemoryTrimDue) && MonotonicClock.now() < deadline
+        }
+        XCTAssertTrue(settled, "a frame or a memory trim stayed due", file: file, line: line)
     }
 
     func testFreeMemoryIsReturnedOnceAfterABurstOfUploadsHasBeenQuiet() throws {
@@ -111,8 +118,10 @@ final class CompositorUploadTests: XCTestCase {
             let app = try SDLTestSupport.headlessApp(width: 200, height: 100)
             defer { app.close() }
             app.memoryTrimQuietTime = 0.05
-            app.compositor.uploadBudget = 10  // every upload in its first turn, however slow the build
-            @MainActor func settle() { Self.settle(app) }
+            // Every upload and release in its first turn, however slow the machine: spread over
+            // turns further apart than the quiet time, one burst would be trimmed twice.
+            app.compositor.uploadBudget = HangGuard.seconds
+            @MainActor func settle(line: UInt = #line) { Self.settle(app, line: line) }
             settle()
             let before = app.memoryTrimCount
             app.waitForMemoryTrims()

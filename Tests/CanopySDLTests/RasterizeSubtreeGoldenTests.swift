@@ -1,5 +1,6 @@
 import Canopy
 import CanopyGraphics
+import CanopyTestSupport
 import Foundation
 import XCTest
 @testable import CanopySDL
@@ -223,13 +224,10 @@ final class RasterizeSubtreeGoldenTests: XCTestCase {
             return drawn && scheduler.transactionGroup?.pendingCount == 0 && app.compositor.pendingUploads == 0
                 && LayerAnimator.isPresented(container.layer)
         }
-        // A hang guard, not a timing check.
-        let start = MonotonicClock.now()
-        while !settled() && MonotonicClock.now() - start < 30 {
-            app.runTurn()
-            Thread.sleep(forTimeInterval: 0.001)
-        }
-        XCTAssertTrue(settled(), "the tree's displays never all landed (\(driver), rasterized: \(rasterized))")
+        // The displays draw on the workers: turn until they have landed and been uploaded, however
+        // long that takes (`HangGuard` ends only a hang).
+        let landed = HangGuard.wait(until: { settled() }) { app.runTurn() }
+        XCTAssertTrue(landed, "the tree's displays never all landed (\(driver), rasterized: \(rasterized))")
         if rasterized {
             XCTAssertTrue(container.layer.sublayers.isEmpty, "a rasterized subtree has no sublayers")
         } else {

@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Foundation
 import Synchronization
 import XCTest
@@ -404,7 +405,7 @@ final class ButtonNodeTests: XCTestCase {
                 button.isSelected = true
                 done.signal()
             }.start()
-            XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+            XCTAssertEqual(done.wait(timeout: HangGuard.deadline), .success)
             XCTAssertEqual(Self.shownTitle(button), "Tap", "the state is reported on the main thread")
             loop.runTurn()
             XCTAssertEqual(Self.shownTitle(button), "Chosen")
@@ -430,7 +431,7 @@ final class ButtonNodeTests: XCTestCase {
                 button.setImage(ButtonNodeTests.icon, for: .normal)
                 done.signal()
             }.start()
-            XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+            XCTAssertEqual(done.wait(timeout: HangGuard.deadline), .success)
             XCTAssertEqual(Self.shownTitle(button), "Tap here, please", "the content changes at once")
             XCTAssertEqual(button.titleNode.frame, before, "the frames change on the main thread")
             XCTAssertEqual(Self.ids(button.subnodes), Self.ids([button.titleNode]))
@@ -473,7 +474,7 @@ final class ButtonNodeTests: XCTestCase {
             }
             group.leave()
         }.start()
-        XCTAssertEqual(group.wait(timeout: .now() + 60), .success)
+        XCTAssertEqual(group.wait(timeout: HangGuard.deadline), .success)
 
         for (index, state) in states.enumerated() {
             XCTAssertEqual(button.attributedTitle(for: state).map { String($0.characters) }, "\(index).\(rounds - 1)")

@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Foundation
 import Synchronization
 import XCTest
@@ -49,7 +50,7 @@ final class CellNodeTests: XCTestCase {
             cell.neverShowPlaceholders = true
             done.signal()
         }.start()
-        XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(done.wait(timeout: HangGuard.deadline), .success)
         XCTAssertTrue(cell.neverShowPlaceholders)
         XCTAssertTrue(cell.suppressesPlaceholders)
         let child = DisplayNode()
@@ -86,7 +87,7 @@ final class CellNodeTests: XCTestCase {
                 cell.isHighlighted = false    // undone before the turn: not reported
                 done.signal()
             }.start()
-            XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+            XCTAssertEqual(done.wait(timeout: HangGuard.deadline), .success)
             XCTAssertTrue(cell.isSelected, "the value changes at once")
             XCTAssertEqual(cell.entries, [])
             loop.runTurn()

@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Foundation
 import Synchronization
 import XCTest
@@ -33,7 +34,7 @@ final class TestCell: CellNode, @unchecked Sendable {
     }
     @MainActor override func drawParameters() -> (any Sendable)? { gate }
     override class func draw(parameters: (any Sendable)?, in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
-        if let gate = parameters as? DispatchSemaphore { _ = gate.wait(timeout: .now() + 30); gate.signal() }
+        if let gate = parameters as? DispatchSemaphore { _ = gate.wait(timeout: HangGuard.deadline); gate.signal() }
         context.fill(CGRect(x: 0, y: 0, width: 1000, height: 1000), with: .white)
     }
     @MainActor override func didEnterPreloadState() { log.add("\(item) enter preload") }
@@ -62,6 +63,9 @@ final class TestSource: CollectionDataSource, CollectionDelegate {
     /// Fetches that never complete (the test completes them).
     nonisolated let holdsFetches = Mutex(false)
     nonisolated let fetches = Mutex(0)
+    /// The times `shouldBatchFetch` said yes: the collection began a fetch each time, on the main
+    /// thread, and each reaches `willBeginBatchFetch` (counted by `fetches`) later, elsewhere.
+    var approvedFetches = 0
     var selected: [Int] = []
     var displayed: [String] = []
     /// The cells willDisplay announced and didEndDisplaying has not ended yet, and the calls
@@ -102,7 +106,11 @@ final class TestSource: CollectionDataSource, CollectionDelegate {
         if onScreen.remove(ObjectIdentifier(node)) == nil { unpaired.append("end without will \((node as? TestCell)?.item ?? -1)") }
         onDidEndDisplaying?(collectionNode, node, index)
     }
-    func shouldBatchFetch(for collectionNode: CollectionNode) -> Bool { heights.count < limit }
+    func shouldBatchFetch(for collectionNode: CollectionNode) -> Bool {
+        let approves = heights.count < limit
+        if approves { approvedFetches += 1 }
+        return approves
+    }
 
     nonisolated func collectionNode(_ collectionNode: CollectionNode, willBeginBatchFetchWith context: BatchContext) {
         fetches.withLock { $0 += 1 }
@@ -137,11 +145,17 @@ final class CollectionNodeTests: XCTestCase {
         return (collection, loop)
     }
 
-    /// Turns until every visible item is on screen whole.
+    /// Turns until every visible item is on screen whole and every item in the preload range has
+    /// its cell (made on a worker, so it may come long after the visible ones: a cell's item has
+    /// no interface state until then).
     @MainActor
     static func settle(_ collection: CollectionNode, _ loop: Canopy.RunLoop, file: StaticString = #filePath, line: UInt = #line) {
-        NodeTestSupport.turn(loop, until: { collection.numberOfItems == 0 || (collection.isVisibleContentDisplayed && !collection.visibleItemIndices.isEmpty) },
-                             file: file, line: line)
+        NodeTestSupport.turn(loop, until: {
+            let preload = collection.indicesOfItems(in: collection.ranges.preload)
+            return collection.numberOfItems == 0
+                || (collection.isVisibleContentDisplayed && !collection.visibleItemIndices.isEmpty
+                    && preload.allSatisfy { collection.nodeForItem(at: $0) != nil })
+        }, file: file, line: line)
         for _ in 0..<3 { loop.runTurn() }
     }
 
@@ -153,6 +167,19 @@ final class CollectionNodeTests: XCTestCase {
                 && collection.indicesOfItems(in: collection.ranges.preload).allSatisfy { collection.nodeForItem(at: $0) != nil }
         }, file: file, line: line)
         loop.runTurn()
+    }
+
+    /// Turns until every batch fetch the collection began (on the main thread) has reached the
+    /// delegate (on a background queue) and, unless the source holds its fetches, has inserted its
+    /// items: counts of fetches and items then include every fetch begun so far, however slow that
+    /// queue is, so a fetch that should not have begun cannot go unseen.
+    @MainActor
+    static func finishFetches(_ collection: CollectionNode, _ source: TestSource, _ loop: Canopy.RunLoop,
+                              file: StaticString = #filePath, line: UInt = #line) {
+        let holds = source.holdsFetches.withLock { $0 }
+        NodeTestSupport.turn(loop, until: {
+            source.fetches.withLock { $0 } >= source.approvedFetches && (holds || !collection.batchContext.isFetching)
+        }, "a batch fetch never reached the delegate", file: file, line: line)
     }
 
     func testCellsAreMadeOffTheMainThreadMeasuredAndPlaced() {
@@ -301,7 +328,13 @@ final class CollectionNodeTests: XCTestCase {
             loop.runTurn()
             XCTAssertTrue(cell.displaySuspended)
             gate.signal()
-            NodeTestSupport.turn(loop, until: { DisplayScheduler.shared.rasterStatistics.cancelled > before.cancelled })
+            // Other cells' displays may be cancelled too: the wait ends only once no transaction is
+            // pending, so the cell's own (started before the jump) has completed, whatever order
+            // the workers finished in.
+            NodeTestSupport.turn(loop, until: {
+                DisplayScheduler.shared.rasterStatistics.cancelled > before.cancelled
+                    && DisplayScheduler.shared.transactionGroup?.pendingCount == 0
+            })
             XCTAssertNil(cell.layerIfLoaded?.contents, "the stale drawing never lands")
         }
     }
@@ -354,12 +387,14 @@ final class CollectionNodeTests: XCTestCase {
             XCTAssertEqual(collection.batchContext.state, .completed)
             // 12 items end at 1330: 1330 - 300 - 0 = 1030 > 600, no more until the reader nears.
             for _ in 0..<20 { loop.runTurn() }
+            Self.finishFetches(collection, source, loop)
             XCTAssertEqual(collection.numberOfItems, 12)
             collection.setContentOffset(500)
             NodeTestSupport.turn(loop, until: { collection.numberOfItems >= 17 })
             collection.setContentOffset(5000)
             NodeTestSupport.turn(loop, until: { collection.numberOfItems == 22 })
             for _ in 0..<20 { loop.runTurn() }
+            Self.finishFetches(collection, source, loop)
             XCTAssertEqual(collection.numberOfItems, 22)
             XCTAssertEqual(source.fetches.withLock { $0 }, 4)
         }
@@ -372,18 +407,20 @@ final class CollectionNodeTests: XCTestCase {
             source.holdsFetches.withLock { $0 = true }
             let (collection, loop) = Self.make(source)
             Self.settle(collection, loop)
+            Self.finishFetches(collection, source, loop)
             XCTAssertEqual(source.fetches.withLock { $0 }, 0)   // 3310 pt of content: the end is far
             // 3310 - 300 - 2800 = 210 pt left, within 2 screens (600): going down, it fetches.
             collection.setContentOffset(2800)
             NodeTestSupport.turn(loop, until: { source.fetches.withLock { $0 } == 1 })
             XCTAssertTrue(collection.batchContext.isFetching)
             for _ in 0..<20 { loop.runTurn() }
+            Self.finishFetches(collection, source, loop)
             XCTAssertEqual(source.fetches.withLock { $0 }, 1, "one fetch at a time")
             // Done, but the reader now goes up: no fetch towards the head.
             collection.batchContext.completeBatchFetching(true)
             collection.setContentOffset(2700)
             for _ in 0..<20 { loop.runTurn() }
-            Thread.sleep(forTimeInterval: 0.05)
+            Self.finishFetches(collection, source, loop)
             XCTAssertEqual(source.fetches.withLock { $0 }, 1)
             // Down again: the next one.
             collection.setContentOffset(2750)

@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Foundation
 import Synchronization
 import XCTest
@@ -267,7 +268,7 @@ final class ControlNodeTests: XCTestCase {
             control.addAction(for: .touchUpInside) { _, _ in }
             done.signal()
         }.start()
-        XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(done.wait(timeout: HangGuard.deadline), .success)
         XCTAssertTrue(control.isUserInteractionEnabled)
         XCTAssertTrue(control.hasActions(for: .touchUpInside))
     }
@@ -320,7 +321,7 @@ final class ControlNodeTests: XCTestCase {
                 control.isHighlighted = false
                 done.signal()
             }.start()
-            XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+            XCTAssertEqual(done.wait(timeout: HangGuard.deadline), .success)
             XCTAssertEqual(control.log.entries, [], "nothing runs before the turn")
             XCTAssertEqual(control.controlState, [.selected, .disabled], "the values themselves change at once")
             loop.runTurn()

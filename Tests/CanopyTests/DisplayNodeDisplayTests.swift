@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Foundation
 import Synchronization
 import XCTest
@@ -39,7 +40,7 @@ private final class SolidNode: DisplayNode, @unchecked Sendable {
     override class func draw(parameters: (any Sendable)?, in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
         guard let p = parameters as? SolidParameters else { return }
         p.started?.signal()
-        if let gate = p.gate { _ = gate.wait(timeout: .now() + 30) }
+        if let gate = p.gate { _ = gate.wait(timeout: HangGuard.deadline) }
         p.log.add(p.color, onMain: Thread.isMainThread, cancelled: isCancelled())
         context.fill(CGRect(x: 0, y: 0, width: 1000, height: 1000), with: p.color)
     }
@@ -73,15 +74,12 @@ final class DisplayNodeDisplayTests: XCTestCase {
         return (loop, group, turn)
     }
 
-    /// Turns until `done()` (a hang guard of 30 s, not a timing check).
+    /// Turns until `done()` (`HangGuard.seconds` is a hang guard, not a timing check).
     @MainActor
-    private static func turn(_ loop: Canopy.RunLoop, until done: () -> Bool) {
-        let start = MonotonicClock.now()
-        while !done() && MonotonicClock.now() - start < 30 {
-            loop.runTurn()
-            Thread.sleep(forTimeInterval: 0.001)
-        }
-        XCTAssertTrue(done(), "the display never landed")
+    private static func turn(_ loop: Canopy.RunLoop, until done: () -> Bool,
+                             file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertTrue(HangGuard.wait(until: done, step: { loop.runTurn() }), "the display never landed",
+                      file: file, line: line)
     }
 
     private static func color(of bitmap: Bitmap?) -> Color? {
@@ -120,7 +118,7 @@ final class DisplayNodeDisplayTests: XCTestCase {
             node.frame = CGRect(x: 0, y: 0, width: 4, height: 4)
             let layer = node.layer
             loop.runTurn()
-            XCTAssertEqual(started.wait(timeout: .now() + 30), .success)
+            XCTAssertEqual(started.wait(timeout: HangGuard.deadline), .success)
             // While red draws, the node is reconfigured: blue, no gate.
             node.settings.withLock { $0 = (blue, nil, nil) }
             node.setNeedsDisplay()
@@ -152,7 +150,7 @@ final class DisplayNodeDisplayTests: XCTestCase {
             node.settings.withLock { $0 = (.black, gate, started) }
             node.displaySuspended = false
             loop.runTurn()
-            XCTAssertEqual(started.wait(timeout: .now() + 30), .success)
+            XCTAssertEqual(started.wait(timeout: HangGuard.deadline), .success)
             node.displaySuspended = true
             gate.signal()
             Self.turn(loop) { group.pendingCount == 0 }
@@ -182,8 +180,16 @@ final class DisplayNodeDisplayTests: XCTestCase {
             _ = container.layer
             loop.runTurn()
             // Release the parts one by one, turning in between: nothing lands until all are done.
-            for gate in gates {
+            // Each part is waited for until it has passed its gate (its log entry; the parts were
+            // queued in order, so each is drawing or next when its gate opens), so the turns in
+            // between come after its drawing however slow the workers are. Only the end of a
+            // drawing (a 10×10 fill) is left to the turns and sleeps after it; were the worker
+            // slower still, that could only hide a part landing early, never fail a correct
+            // container.
+            for (part, gate) in zip(parts, gates) {
                 gate.signal()
+                XCTAssertTrue(HangGuard.wait(until: { part.log.all.count == 1 }, step: { loop.runTurn() }),
+                              "a part never drew")
                 for _ in 0..<3 { loop.runTurn(); Thread.sleep(forTimeInterval: 0.002) }
             }
             Self.turn(loop) { parts.allSatisfy { $0.layerIfLoaded?.contents != nil } }

@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Foundation
 import Synchronization
 import XCTest
@@ -42,7 +43,7 @@ final class DisplayNodeTests: XCTestCase {
             node.addSubnode(child)
             configured.signal()
         }.start()
-        XCTAssertEqual(configured.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(configured.wait(timeout: HangGuard.deadline), .success)
         XCTAssertFalse(node.isNodeLoaded)
         MainActor.assumeIsolated {
             let layer = node.layer
@@ -85,12 +86,12 @@ final class DisplayNodeTests: XCTestCase {
         let done = DispatchSemaphore(value: 0)
         // Before loading, any thread may change it: no report.
         Thread { node.alpha = 0.3; done.signal() }.start()
-        XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(done.wait(timeout: HangGuard.deadline), .success)
         XCTAssertTrue(reports.withLock { $0.isEmpty })
 
         MainActor.assumeIsolated { _ = node.layer }
         Thread { node.alpha = 0.7; node.addSubnode(DisplayNode()); done.signal() }.start()
-        XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(done.wait(timeout: HangGuard.deadline), .success)
         let messages = reports.withLock { $0 }
         XCTAssertEqual(messages.count, 2)
         XCTAssertTrue(messages[0].hasPrefix("Incorrect display node thread affinity"), messages[0])
@@ -98,7 +99,7 @@ final class DisplayNodeTests: XCTestCase {
         XCTAssertTrue(messages[1].contains("subnodes"))
         // Properties that are not layer state stay free on any thread.
         Thread { node.hitTestSlop = EdgeInsets(all: -8); node.isOpaque = true; done.signal() }.start()
-        XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(done.wait(timeout: HangGuard.deadline), .success)
         XCTAssertEqual(reports.withLock { $0.count }, 2)
     }
 

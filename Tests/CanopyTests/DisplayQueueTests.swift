@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Foundation
 import Synchronization
 import XCTest
@@ -21,7 +22,7 @@ final class DisplayQueueTests: XCTestCase {
     /// Waits for `count` signals (a guard against a hang, not a timing assertion).
     private func wait(_ semaphore: DispatchSemaphore, count: Int) {
         for _ in 0..<count {
-            XCTAssertEqual(semaphore.wait(timeout: .now() + 30), .success, "display work never ran")
+            XCTAssertEqual(semaphore.wait(timeout: HangGuard.deadline), .success, "display work never ran")
         }
     }
 
@@ -78,8 +79,8 @@ final class DisplayQueueTests: XCTestCase {
         let queue = DisplayQueue(workers: 2, name: "test.display")
         defer { queue.shutdown() }
         let a = DispatchSemaphore(value: 0), b = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
-        queue.enqueue { a.signal(); if b.wait(timeout: .now() + 30) == .success { done.signal() } }
-        queue.enqueue { b.signal(); if a.wait(timeout: .now() + 30) == .success { done.signal() } }
+        queue.enqueue { a.signal(); if b.wait(timeout: HangGuard.deadline) == .success { done.signal() } }
+        queue.enqueue { b.signal(); if a.wait(timeout: HangGuard.deadline) == .success { done.signal() } }
         wait(done, count: 2)
     }
 
@@ -103,15 +104,12 @@ final class DisplayQueueTests: XCTestCase {
 }
 
 final class AsyncTransactionTests: XCTestCase {
-    /// Turns `loop` until `done()` or a generous guard expires (a hang guard, not a timing check).
+    /// Turns `loop` until `done()` (`HangGuard.seconds` is a hang guard, not a timing check).
     @MainActor
-    private static func turn(_ loop: Canopy.RunLoop, until done: () -> Bool) {
-        let start = MonotonicClock.now()
-        while !done() && MonotonicClock.now() - start < 30 {
-            loop.runTurn()
-            Thread.sleep(forTimeInterval: 0.001)
-        }
-        XCTAssertTrue(done(), "the transaction never completed")
+    private static func turn(_ loop: Canopy.RunLoop, until done: () -> Bool,
+                             file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertTrue(HangGuard.wait(until: done, step: { loop.runTurn() }), "the transaction never completed",
+                      file: file, line: line)
     }
 
     func testCompletionsRunTogetherInOrderAfterTheSlowestOperation() {
@@ -142,8 +140,12 @@ final class AsyncTransactionTests: XCTestCase {
             XCTAssertEqual(transaction.state, .open)
             loop.runTurn()
             XCTAssertEqual(transaction.state, .committed, "the group closes it at the end of the turn")
-            // The fast one is done, the slow one is not: nothing completes.
-            XCTAssertEqual(fastDone.wait(timeout: .now() + 30), .success)
+            // The fast one is done, the slow one is not: nothing completes. The fast operation has
+            // returned once the queue runs only the slow one (its worker decrements the count after
+            // the operation's end), so the turns below come after it however slow the worker is.
+            XCTAssertEqual(fastDone.wait(timeout: HangGuard.deadline), .success)
+            XCTAssertTrue(HangGuard.wait(until: { queue.runningCount == 1 && queue.pendingCount == 0 }),
+                          "the fast operation never returned")
             loop.runTurn()
             loop.runTurn()
             XCTAssertTrue(log.isEmpty)
@@ -177,7 +179,7 @@ final class AsyncTransactionTests: XCTestCase {
                 return nil
             }) { value, cancelled in results.append((value, cancelled)) }
             transaction.addOperation({ _ -> Int? in 7 }) { value, cancelled in results.append((value, cancelled)) }
-            XCTAssertEqual(started.wait(timeout: .now() + 30), .success)
+            XCTAssertEqual(started.wait(timeout: HangGuard.deadline), .success)
             transaction.cancel()
             Self.turn(loop) { transaction.state == .completed }
             XCTAssertTrue(sawCancel.withLock { $0 })
@@ -222,9 +224,7 @@ final class AsyncTransactionTests: XCTestCase {
             XCTAssertFalse(loop.needsFrame, "nothing to do while the work runs")
             release.signal()
             // The worker's last operation requests a frame, so a sleeping loop would wake.
-            let start = MonotonicClock.now()
-            while !loop.needsFrame && MonotonicClock.now() - start < 30 { Thread.sleep(forTimeInterval: 0.001) }
-            XCTAssertTrue(loop.needsFrame)
+            XCTAssertTrue(HangGuard.wait(until: { loop.needsFrame }))
             loop.runTurn()
             XCTAssertEqual(transaction.state, .completed)
         }
@@ -238,25 +238,35 @@ final class AsyncTransactionTests: XCTestCase {
         Thread {
             _ = DisplayScheduler.shared.runDisplay(isCancelled: { false }) { () -> Int? in
                 holding.signal()
-                _ = release.wait(timeout: .now() + 30)
+                _ = release.wait(timeout: HangGuard.deadline)
                 return 1
             }
             finished.signal()
         }.start()
-        XCTAssertEqual(holding.wait(timeout: .now() + 30), .success)
-        // The second waits for the turn; cancelled, it gives up without it.
+        XCTAssertEqual(holding.wait(timeout: HangGuard.deadline), .success)
+        // The second waits for the turn; cancelled, it gives up without it. It is cancelled only
+        // once it has polled its cancellation and found none (a poll counts after it reads), so a
+        // slow start of its thread cannot make it give up before it waits.
         let cancelled = Atomic<Bool>(false)
+        let polls = Atomic<Int>(0)
         let second = DispatchSemaphore(value: 0)
         let result = Mutex<Int??>(nil)
         Thread {
-            let value = DisplayScheduler.shared.runDisplay(isCancelled: { cancelled.load(ordering: .acquiring) }) { () -> Int? in 2 }
+            let value = DisplayScheduler.shared.runDisplay(isCancelled: {
+                let isCancelled = cancelled.load(ordering: .acquiring)
+                polls.add(1, ordering: .releasing)
+                return isCancelled
+            }) { () -> Int? in 2 }
             result.withLock { $0 = .some(value) }
             second.signal()
         }.start()
+        XCTAssertTrue(HangGuard.wait(until: { polls.load(ordering: .acquiring) > 0 }),
+                      "the second display never started")
         cancelled.store(true, ordering: .releasing)
-        XCTAssertEqual(second.wait(timeout: .now() + 30), .success, "a cancelled display stops waiting for the turn")
+        XCTAssertEqual(second.wait(timeout: HangGuard.deadline), .success,
+                       "a cancelled display stops waiting for the turn")
         XCTAssertEqual(result.withLock { $0 }, .some(nil))
         release.signal()
-        XCTAssertEqual(finished.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(finished.wait(timeout: HangGuard.deadline), .success)
     }
 }

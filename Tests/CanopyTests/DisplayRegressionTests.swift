@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Foundation
 import Synchronization
 import XCTest
@@ -15,7 +16,7 @@ private final class Gated: DisplayNode, @unchecked Sendable {
     override class func draw(parameters: (any Sendable)?, in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
         guard let p = parameters as? P else { return }
         p.started.signal()
-        if let g = p.gate { _ = g.wait(timeout: .now() + 30) }
+        if let g = p.gate { _ = g.wait(timeout: HangGuard.deadline) }
         context.fill(CGRect(x: 0, y: 0, width: 1000, height: 1000), with: p.color)
     }
     @MainActor override func didDisplay() { let t = turn(); landedTurn.withLock { $0.append(t) } }
@@ -31,24 +32,37 @@ final class DisplayRegressionTests: XCTestCase {
         for _ in 0..<n { loop.runTurn(); Thread.sleep(forTimeInterval: 0.002) }
     }
 
+    /// Turns once, which starts every display owed (the scheduler starts them in the turn's
+    /// commit, on the main thread), then turns until every transaction of `group` has completed:
+    /// those displays have then landed or been dropped, however slow the workers are. A display
+    /// that was never started leaves nothing to wait for, so its absence fails at once.
+    @MainActor private static func settle(_ loop: Canopy.RunLoop, _ group: TransactionGroup,
+                                          file: StaticString = #filePath, line: UInt = #line) {
+        loop.runTurn()
+        XCTAssertTrue(HangGuard.wait(until: { group.pendingCount == 0 }, step: { loop.runTurn() }),
+                      "a display never finished", file: file, line: line)
+    }
+
     // 1. Suspend while a display is in flight, then resume: nothing ever redisplays.
     func testResumeAfterInFlightSuspensionRedisplays() {
         MainActor.assumeIsolated {
             let loop = Canopy.RunLoop()
-            DisplayScheduler.shared.install(on: loop, group: TransactionGroup(runLoop: loop))
+            let group = TransactionGroup(runLoop: loop)
+            DisplayScheduler.shared.install(on: loop, group: group)
             let node = Gated()
             let gate = DispatchSemaphore(value: 0)
             node.gate.withLock { $0 = gate }
             node.frame = CGRect(x: 0, y: 0, width: 4, height: 4)
             let layer = node.layer
             loop.runTurn()
-            XCTAssertEqual(node.started.wait(timeout: .now() + 30), .success)
+            XCTAssertEqual(node.started.wait(timeout: HangGuard.deadline), .success)
             node.displaySuspended = true      // e.g. the cell scrolled out of the preload range
             gate.signal()
-            Self.spin(loop, 20)
+            // Until the suspended display has returned and been dropped (its transaction completed).
+            XCTAssertTrue(HangGuard.wait(until: { group.pendingCount == 0 }, step: { loop.runTurn() }))
             node.gate.withLock { $0 = nil }
             node.displaySuspended = false     // back in range
-            Self.spin(loop)
+            Self.settle(loop, group)
             XCTAssertNotNil(layer.contents, "resumed node stays blank forever")
         }
     }
@@ -57,16 +71,17 @@ final class DisplayRegressionTests: XCTestCase {
     func testRemovingAChildOfARasterizerRedisplays() {
         MainActor.assumeIsolated {
             let loop = Canopy.RunLoop()
-            DisplayScheduler.shared.install(on: loop, group: TransactionGroup(runLoop: loop))
+            let group = TransactionGroup(runLoop: loop)
+            DisplayScheduler.shared.install(on: loop, group: group)
             let r = DisplayNode(); r.rasterizesSubtree = true
             r.frame = CGRect(x: 0, y: 0, width: 10, height: 10)
             let a = DisplayNode(); a.frame = r.frame; a.backgroundColor = Color(red: 1, green: 0, blue: 0)
             r.addSubnode(a)
             let layer = r.layer
-            Self.spin(loop, 50)
+            Self.settle(loop, group)
             XCTAssertEqual(layer.contents?.pixel(x: 5, y: 5).a, 255)
             a.removeFromSupernode()
-            Self.spin(loop, 50)
+            Self.settle(loop, group)
             XCTAssertEqual(layer.contents?.pixel(x: 5, y: 5).a, 0, "removed child still drawn")
         }
     }
@@ -75,16 +90,17 @@ final class DisplayRegressionTests: XCTestCase {
     func testAddingAGrandchildInARasterizedSubtreeRedisplays() {
         MainActor.assumeIsolated {
             let loop = Canopy.RunLoop()
-            DisplayScheduler.shared.install(on: loop, group: TransactionGroup(runLoop: loop))
+            let group = TransactionGroup(runLoop: loop)
+            DisplayScheduler.shared.install(on: loop, group: group)
             let r = DisplayNode(); r.rasterizesSubtree = true
             r.frame = CGRect(x: 0, y: 0, width: 10, height: 10)
             let c = DisplayNode(); c.frame = r.frame
             r.addSubnode(c)
             let layer = r.layer
-            Self.spin(loop, 50)
+            Self.settle(loop, group)
             let g = DisplayNode(); g.frame = r.frame; g.backgroundColor = Color(red: 1, green: 0, blue: 0)
             c.addSubnode(g)
-            Self.spin(loop, 50)
+            Self.settle(loop, group)
             XCTAssertEqual(layer.contents?.pixel(x: 5, y: 5).a, 255, "new grandchild never drawn")
         }
     }
@@ -93,7 +109,8 @@ final class DisplayRegressionTests: XCTestCase {
     func testARasterizerInsideAContainerLandsWithIt() {
         MainActor.assumeIsolated {
             let loop = Canopy.RunLoop()
-            DisplayScheduler.shared.install(on: loop, group: TransactionGroup(runLoop: loop))
+            let group = TransactionGroup(runLoop: loop)
+            DisplayScheduler.shared.install(on: loop, group: group)
             let cell = DisplayNode(); cell.isTransactionContainer = true
             cell.frame = CGRect(x: 0, y: 0, width: 20, height: 10)
             let slow = Gated(); let gate = DispatchSemaphore(value: 0); slow.gate.withLock { $0 = gate }
@@ -103,9 +120,20 @@ final class DisplayRegressionTests: XCTestCase {
             r.addSubnode(inner)
             cell.addSubnode(slow); cell.addSubnode(r)
             _ = cell.layer
-            Self.spin(loop, 30)
+            loop.runTurn()
+            // Until the rasterizer's drawing has returned, however slow its worker: both drawings
+            // were queued by the turn above, so once the gated one has started, a queue that runs
+            // one job and holds none has finished the other. (A single worker runs them in turn:
+            // the rasterizer's returned before the gated one started, or cannot start before the
+            // gate opens.) A rasterizer landing on its own would land within the turns below.
+            XCTAssertEqual(slow.started.wait(timeout: HangGuard.deadline), .success)
+            let queue = DisplayQueue.shared
+            XCTAssertTrue(HangGuard.wait(until: {
+                queue.workerCount == 1 || (queue.runningCount == 1 && queue.pendingCount == 0)
+            }), "the rasterizer's drawing never returned")
+            for _ in 0..<3 { loop.runTurn() }
             XCTAssertNil(r.layer.contents, "the rasterizer landed before its cell's other parts")
-            gate.signal(); Self.spin(loop, 30)
+            gate.signal(); Self.settle(loop, group)
         }
     }
 
@@ -131,8 +159,9 @@ final class DisplayRegressionTests: XCTestCase {
             let layer = node.layer        // schedules it
             DisplayScheduler.shared.displayWaiting()   // not installed: clears the list
             let loop = Canopy.RunLoop()
-            DisplayScheduler.shared.install(on: loop, group: TransactionGroup(runLoop: loop))
-            Self.spin(loop, 50)
+            let group = TransactionGroup(runLoop: loop)
+            DisplayScheduler.shared.install(on: loop, group: group)
+            Self.settle(loop, group)
             XCTAssertNotNil(layer.contents)
         }
     }
@@ -141,11 +170,13 @@ final class DisplayRegressionTests: XCTestCase {
     func testANonDrawingNodeGetsNoBitmap() {
         MainActor.assumeIsolated {
             let loop = Canopy.RunLoop()
-            DisplayScheduler.shared.install(on: loop, group: TransactionGroup(runLoop: loop))
+            let group = TransactionGroup(runLoop: loop)
+            DisplayScheduler.shared.install(on: loop, group: group)
             let node = DisplayNode(); node.frame = CGRect(x: 0, y: 0, width: 500, height: 500)
             let layer = node.layer
             node.setNeedsDisplay()
-            Self.spin(loop, 30)
+            // A bitmap drawn on a worker would land once its transaction completes: wait for that.
+            Self.settle(loop, group)
             XCTAssertNil(layer.contents, "allocated \(layer.contents.map { "\($0.width)x\($0.height)" } ?? "")")
         }
     }
@@ -155,9 +186,10 @@ final class DisplayRegressionTests: XCTestCase {
         MainActor.assumeIsolated {
             let loop = Canopy.RunLoop()
             DisplayScheduler.shared.install(on: loop)
+            guard let group = DisplayScheduler.shared.transactionGroup else { return XCTFail("not installed") }
             let node = Gated(); node.frame = CGRect(x: 0, y: 0, width: 4, height: 4)
             let layer = node.layer
-            Self.spin(loop, 30)
+            Self.settle(loop, group)
             XCTAssertNotNil(layer.contents)
             XCTAssertNil(node.state.withLock { $0.transaction }, "the completed transaction is released")
         }

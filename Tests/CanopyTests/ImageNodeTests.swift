@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Foundation
 import Synchronization
 import XCTest
@@ -462,14 +463,14 @@ final class ImageNodeTests: XCTestCase {
             node.image = Self.halves(width: 10, height: 10)
             node.imageModificationBlock = { bitmap, isCancelled in
                 started.signal()
-                _ = gate.wait(timeout: .now() + 30)
+                _ = gate.wait(timeout: HangGuard.deadline)
                 sawCancelled.add(isCancelled())
                 return bitmap
             }
             node.frame = CGRect(x: 0, y: 0, width: 10, height: 10)
             let layer = node.layer
             loop.runTurn()
-            XCTAssertEqual(started.wait(timeout: .now() + 30), .success)
+            XCTAssertEqual(started.wait(timeout: HangGuard.deadline), .success)
             node.cancelDisplay()
             gate.signal()
             NodeTestSupport.turn(loop) { group.pendingCount == 0 }

@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Foundation
 import XCTest
 @testable import Canopy
@@ -19,12 +20,11 @@ final class LayerAnimatorTests: XCTestCase {
             XCTAssertEqual(layer.alpha, 1, "it starts from `from`")
             XCTAssertTrue(loop.needsFrame)
             var values: [CGFloat] = []
-            let start = MonotonicClock.now()
-            while animator.isActive && MonotonicClock.now() - start < 30 {
+            let ended = HangGuard.wait(until: { !animator.isActive }, pause: 0.005) {
                 loop.runTurn()
                 values.append(layer.alpha)
-                Thread.sleep(forTimeInterval: 0.005)
             }
+            XCTAssertTrue(ended, "the animation never ended")
             XCTAssertEqual(values.first, 1, "the first frame shows the start")
             XCTAssertEqual(values.last, 0)
             XCTAssertTrue(zip(values, values.dropFirst()).allSatisfy { $0 >= $1 })

@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Foundation
 import XCTest
 @testable import Canopy
@@ -25,15 +26,11 @@ enum NodeTestSupport {
         return (loop, group)
     }
 
-    /// Turns `loop` until `done()` (a hang guard of 30 s, not a timing check); fails where it was
-    /// called if `done()` never came true.
+    /// Turns `loop` until `done()` (`HangGuard.seconds` is a hang guard, not a timing check); fails
+    /// where it was called, with `message`, if `done()` never came true.
     @MainActor
-    static func turn(_ loop: Canopy.RunLoop, until done: () -> Bool, file: StaticString = #filePath, line: UInt = #line) {
-        let start = MonotonicClock.now()
-        while !done() && MonotonicClock.now() - start < 30 {
-            loop.runTurn()
-            Thread.sleep(forTimeInterval: 0.001)
-        }
-        XCTAssertTrue(done(), "the display never landed", file: file, line: line)
+    static func turn(_ loop: Canopy.RunLoop, until done: () -> Bool, _ message: String = "the display never landed",
+                     file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertTrue(HangGuard.wait(until: done, step: { loop.runTurn() }), message, file: file, line: line)
     }
 }

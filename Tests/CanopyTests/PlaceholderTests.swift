@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Foundation
 import Synchronization
 import XCTest
@@ -19,7 +20,7 @@ private final class FillNode: DisplayNode, @unchecked Sendable {
     @MainActor override func drawParameters() -> (any Sendable)? { gate.withLock { $0 } }
 
     override class func draw(parameters: (any Sendable)?, in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
-        if let gate = parameters as? DispatchSemaphore { _ = gate.wait(timeout: .now() + 30) }
+        if let gate = parameters as? DispatchSemaphore { _ = gate.wait(timeout: HangGuard.deadline) }
         context.fill(CGRect(x: 0, y: 0, width: 1000, height: 1000), with: .white)
     }
 }
@@ -39,15 +40,20 @@ final class PlaceholderTests: XCTestCase {
         return loop
     }
 
-    /// Turns until `done()` (a hang guard of 30 s, not a timing check).
+    /// Turns until `done()` (`HangGuard.seconds` is a hang guard, not a timing check).
     @MainActor
-    private static func turn(_ loop: Canopy.RunLoop, until done: () -> Bool, _ message: String = "never happened") {
-        let start = MonotonicClock.now()
-        while !done() && MonotonicClock.now() - start < 30 {
-            loop.runTurn()
-            Thread.sleep(forTimeInterval: 0.001)
-        }
-        XCTAssertTrue(done(), message)
+    private static func turn(_ loop: Canopy.RunLoop, until done: () -> Bool, _ message: String = "never happened",
+                             file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertTrue(HangGuard.wait(until: done, step: { loop.runTurn() }), message, file: file, line: line)
+    }
+
+    /// Whether a fade of `duration` seconds had no turn within it, from the placeholder's alpha at
+    /// the end of each turn and the turn's time: the turn at which it began (the last at alpha 1)
+    /// and the next one are `duration` apart or more, so the fade went from 1 to 0 in one step.
+    private static func noTurnWithin(_ samples: [(time: TimeInterval, alpha: CGFloat)],
+                                     duration: TimeInterval) -> Bool {
+        guard let began = samples.lastIndex(where: { $0.alpha == 1 }), began + 1 < samples.count else { return false }
+        return samples[began + 1].time - samples[began].time >= duration
     }
 
     @MainActor
@@ -146,16 +152,39 @@ final class PlaceholderTests: XCTestCase {
         MainActor.assumeIsolated {
             let loop = Self.makeLoop()
             let node = FillNode()
+            var duration: TimeInterval = 0.15
             node.placeholderEnabled = true
-            node.placeholderFadeDuration = 0.15
+            node.placeholderFadeDuration = duration
             node.frame = CGRect(x: 0, y: 0, width: 8, height: 8)
             _ = node.layer
-            let placeholder = try! XCTUnwrap(Self.placeholder(of: node))
-            var alphas: [CGFloat] = []
-            Self.turn(loop, until: {
-                alphas.append(placeholder.alpha)
-                return !node.isShowingPlaceholder
-            }, "the fade never ended")
+            var placeholder = try! XCTUnwrap(Self.placeholder(of: node))
+            // The placeholder's alpha at the end of each turn (after the animator's step) and the
+            // turn's time.
+            var samples: [(time: TimeInterval, alpha: CGFloat)] = []
+            loop.addObserver(.beforePresent, order: .max) { turn in samples.append((turn.time, placeholder.alpha)) }
+            // The fade runs on the run loop's clock, which a test cannot set: a machine that stalls
+            // for as long as the fade turns no frame within it, and such a fade shows no partial
+            // alpha without anything being wrong. So a fade that had no turn within it proves
+            // nothing: the node loses its contents and fades again, for twice as long, until a
+            // fade outlasts the machine's stalls.
+            var fades = 0
+            let faded = HangGuard.wait(
+                until: { fades > 0 && !Self.noTurnWithin(samples, duration: duration) }, pause: 0
+            ) {
+                if fades > 0 {
+                    XCTAssertNil(placeholder.superlayer)
+                    node.clearContents()
+                    placeholder = try! XCTUnwrap(Self.placeholder(of: node))
+                    duration *= 2
+                    node.placeholderFadeDuration = duration
+                    samples = []
+                    node.setNeedsDisplay()
+                }
+                fades += 1
+                Self.turn(loop, until: { !node.isShowingPlaceholder }, "the fade never ended")
+            }
+            XCTAssertTrue(faded, "no fade had a turn within it")
+            let alphas = samples.map(\.alpha)
             XCTAssertTrue(zip(alphas, alphas.dropFirst()).allSatisfy { $0 >= $1 }, "the alpha only falls: \(alphas)")
             XCTAssertTrue(alphas.contains { $0 > 0 && $0 < 1 }, "it went through partial alphas: \(alphas)")
             XCTAssertNil(placeholder.superlayer)
@@ -207,7 +236,8 @@ final class PlaceholderTests: XCTestCase {
             let loop = Self.makeLoop()
             let node = FillNode()
             node.placeholderEnabled = true
-            node.placeholderFadeDuration = 30   // far longer than the test
+            // Far longer than the test, however slow the machine (the fade must not end by itself).
+            node.placeholderFadeDuration = 100 * HangGuard.seconds
             node.frame = CGRect(x: 0, y: 0, width: 8, height: 8)
             let layer = node.layer
             let placeholder = try! XCTUnwrap(Self.placeholder(of: node))
@@ -292,7 +322,7 @@ final class PlaceholderTests: XCTestCase {
                 box.withLock { $0 = nil }
                 done.signal()
             }
-            XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+            XCTAssertEqual(done.wait(timeout: HangGuard.deadline), .success)
             Self.turn(loop, until: { parent.sublayers.isEmpty }, "the layer was never released")
         }
     }

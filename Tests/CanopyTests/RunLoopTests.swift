@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Foundation
 import XCTest
 @testable import Canopy
@@ -56,8 +57,10 @@ final class RunLoopTests: XCTestCase {
     }
 
     func testTheSemaphoreWaiterReturnsForAWakeFromAnotherThread() {
-        // A wake that arrives while the main thread sleeps ends the sleep (the deadline is a
-        // safety net far beyond the wake, so a broken waiter fails instead of hanging).
+        // A wake that arrives while the main thread sleeps ends the sleep (the deadline is a hang
+        // guard, so a broken waiter fails instead of hanging). The other thread's sleep only makes
+        // the wake likely to come while the main thread sleeps; a wake that comes first (a slow
+        // main thread) is kept by the semaphore, and the wait still returns only after it.
         let waiter = SemaphoreWaiter()
         let woke = Box()
         Thread {
@@ -65,7 +68,7 @@ final class RunLoopTests: XCTestCase {
             woke.value = true
             waiter.wake()
         }.start()
-        waiter.wait(until: MonotonicClock.now() + 60)
+        waiter.wait(until: MonotonicClock.now() + HangGuard.seconds)
         XCTAssertTrue(woke.value)
     }
 
@@ -105,7 +108,9 @@ final class RunLoopTests: XCTestCase {
             loop.runTurn()
             XCTAssertEqual(loop.statistics.totalDropped, 1)
             loop.removeObserver(token)
-            loop.pacing = .clock(rate: 1) // a one-second budget that nothing here overruns
+            // A budget of 1000 s, which nothing here overruns however slow the machine (the sleep
+            // above only has to last at least 25 ms: sleeping longer still overruns 16.7 ms).
+            loop.pacing = .clock(rate: 0.001)
             loop.runTurn()
             XCTAssertEqual(loop.statistics.totalDropped, 1)
             XCTAssertEqual(loop.statistics.totalFrames, 2)
@@ -115,14 +120,20 @@ final class RunLoopTests: XCTestCase {
 
     func testTheFirstTurnAfterAnIdleWaitHasNoInterval() {
         MainActor.assumeIsolated {
-            let loop = RunLoop()
+            let waiter = AnnouncingWaiter()
+            let loop = RunLoop(waiter: waiter)
             loop.runTurn()
             loop.setNeedsFrame()
             loop.waitForNextFrame()
             loop.runTurn()
             XCTAssertNil(loop.statistics.recent(2)[0].intervalMs, "the very first frame")
             XCTAssertNotNil(loop.statistics.recent(2)[1].intervalMs)
-            let thread = Thread { Thread.sleep(forTimeInterval: 0.02); loop.setNeedsFrame() }
+            // The other thread asks for a frame only once the main thread sleeps (not after a
+            // delay that a slow main thread might outlast, which made the wait a paced one).
+            let thread = Thread {
+                _ = waiter.asleep.wait(timeout: HangGuard.deadline)
+                loop.setNeedsFrame()
+            }
             thread.start()
             loop.waitForNextFrame() // nothing was needed: an idle wait
             loop.runTurn()
@@ -146,6 +157,19 @@ extension Box where T == Bool {
     convenience init() { self.init(false) }
 }
 
+/// A semaphore waiter that tells other threads when the main thread goes to sleep in it.
+final class AnnouncingWaiter: RunLoopWaiter {
+    /// Signalled each time `wait` starts.
+    let asleep = DispatchSemaphore(value: 0)
+    private let semaphore = SemaphoreWaiter()
+    func wait(until deadline: TimeInterval?) {
+        asleep.signal()
+        semaphore.wait(until: deadline)
+    }
+    func wake() { semaphore.wake() }
+    func discardPendingWakeups() { semaphore.discardPendingWakeups() }
+}
+
 /// A waiter that records what it was asked and returns at once.
 final class RecordingWaiter: RunLoopWaiter {
     let deadlines = Box<[TimeInterval?]>([])
@@ -164,12 +188,14 @@ final class RunLoopDeadlineTests: XCTestCase {
             let waiter = RecordingWaiter()
             let loop = RunLoop(waiter: waiter)
             loop.runTurn()
+            // Deadlines hours away: a deadline that passed before the wait (a stalled machine)
+            // would end the wait without sleeping.
             let now = MonotonicClock.now()
-            loop.setNeedsFrame(at: now + 5)
-            loop.setNeedsFrame(at: now + 3)
-            loop.setNeedsFrame(at: now + 4)
+            loop.setNeedsFrame(at: now + 5 * 3600)
+            loop.setNeedsFrame(at: now + 3 * 3600)
+            loop.setNeedsFrame(at: now + 4 * 3600)
             loop.waitForNextFrame()
-            XCTAssertEqual(waiter.deadlines.value, [now + 3])
+            XCTAssertEqual(waiter.deadlines.value, [now + 3 * 3600])
             XCTAssertTrue(loop.wasIdle)
         }
     }

@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Foundation
 import Synchronization
 import XCTest
@@ -13,7 +14,7 @@ private final class FilledNode: DisplayNode, @unchecked Sendable {
 }
 
 final class TracerTests: XCTestCase {
-    /// Runs `body` on a new thread and waits for it (a hang guard of 30 s, not a timing check).
+    /// Runs `body` on a new thread and waits for it (`HangGuard.deadline` is a hang guard, not a timing check).
     private func onThread(_ body: @escaping @Sendable () -> Void) {
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
@@ -21,7 +22,7 @@ final class TracerTests: XCTestCase {
             done.signal()
         }
         thread.start()
-        XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(done.wait(timeout: HangGuard.deadline), .success)
     }
 
     func testNothingIsRecordedWhenNotStarted() {

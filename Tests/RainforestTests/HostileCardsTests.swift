@@ -140,7 +140,7 @@ final class HostileCardsTests: XCTestCase {
         """.write(to: scratch.appendingPathComponent("cards.json"), atomically: true, encoding: .utf8)
         let output = scratch.appendingPathComponent("shot.png").path
         let outcome = try CommandLineTests.runBinary(["screenshot", "--resources", scratch.path, "--output", output,
-                                                      "--size", "700x600"])
+                                                      "--size", "700x600"] + CommandLineTests.patience)
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         let file = scratch.appendingPathComponent("cards.json").path
         XCTAssertEqual(outcome.stderr.split(separator: "\n"), [

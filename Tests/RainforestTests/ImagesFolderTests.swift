@@ -235,7 +235,8 @@ final class ImagesFolderTests: XCTestCase {
 
     func testScreenshotOfAFolderWritesAPNGWithItsCards() throws {
         let file = scratch.appendingPathComponent("folder.png").path
-        let outcome = try run(["screenshot", "--images", folder.path, "--output", file, "--size", "700x600"])
+        let outcome = try run(["screenshot", "--images", folder.path, "--output", file, "--size", "700x600"]
+                              + CommandLineTests.patience)
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         XCTAssertTrue(outcome.stdout.contains("wrote"), outcome.stdout)
         try GraphicsLibrary.initialize()
@@ -250,7 +251,7 @@ final class ImagesFolderTests: XCTestCase {
     func testBenchScrollsAFolder() throws {
         let json = scratch.appendingPathComponent("bench.json").path
         let outcome = try run(["bench", "--images", folder.path, "--duration", "0.3", "--speed", "2000",
-                               "--size", "800x600", "--json", json])
+                               "--size", "800x600", "--json", json] + CommandLineTests.patience)
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         XCTAssertTrue(outcome.stdout.contains("the files in \(folder.path)"), outcome.stdout)
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]

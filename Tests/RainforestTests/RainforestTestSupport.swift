@@ -1,6 +1,7 @@
 import Canopy
 import CanopyGraphics
 import CanopySDL
+import CanopyTestSupport
 import Foundation
 import XCTest
 @testable import Rainforest
@@ -32,16 +33,15 @@ enum RainforestTestSupport {
         return card
     }
 
-    /// Turns `app` until `done()` (a hang guard of 30 s, not a timing check).
+    /// Turns `app` until `done()` (with HangGuard's hang guard, not a timing check).
     @MainActor
     static func turn(_ app: Application, until done: () -> Bool, file: StaticString = #filePath, line: UInt = #line) {
-        let start = MonotonicClock.now()
-        while !done() && MonotonicClock.now() - start < 30 {
+        let came = HangGuard.wait(until: done, pause: 0) {
             app.runTurn()
             app.runLoop.setNeedsFrame()
             app.runLoop.waitForNextFrame()
         }
-        XCTAssertTrue(done(), file: file, line: line)
+        XCTAssertTrue(came, file: file, line: line)
     }
 
     /// Checks that the left column's first card of a 700 pt wide screenshot (x 25, a 4:3 card,

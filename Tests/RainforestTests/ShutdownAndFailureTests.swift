@@ -1,6 +1,7 @@
 import Canopy
 import CanopyGraphics
 import CanopySDL
+import CanopyTestSupport
 import Foundation
 import XCTest
 @testable import Rainforest
@@ -77,10 +78,7 @@ final class ShutdownAndFailureTests: XCTestCase {
             // The queue empties (a hang guard, not a timing check) and only the displays that
             // were running decode anything (a card's display decodes its photo and its
             // background): the queued ones never run.
-            let start = MonotonicClock.now()
-            while (queue.pendingCount > 0 || queue.runningCount > 0) && MonotonicClock.now() - start < 30 {
-                Thread.sleep(forTimeInterval: 0.01)
-            }
+            _ = HangGuard.wait(until: { queue.pendingCount == 0 && queue.runningCount == 0 }, pause: 0.01)
             XCTAssertEqual(queue.pendingCount + queue.runningCount, 0)
             XCTAssertLessThanOrEqual(ImageCache.shared.statistics.misses - loadsAtClose, 2 * max(running, queue.workerCount))
         }

@@ -1,4 +1,5 @@
 import CanopyGraphics
+import CanopyTestSupport
 import Foundation
 import XCTest
 
@@ -80,6 +81,20 @@ final class WindowTests: XCTestCase {
         return try ImageDecoder.decode(contentsOf: file)
     }
 
+    /// Captures the window until `shows` holds for the capture (the app draws at its own pace:
+    /// however slow the machine, the picture comes; a hang guard, not a timing check), and
+    /// returns the last capture, for the caller's assertions to say what is missing if it never
+    /// came.
+    private func capture(_ window: String, _ name: String, when shows: (Bitmap) -> Bool) throws -> Bitmap {
+        var shot = try capture(window, name)
+        var failure: Error?
+        _ = HangGuard.wait(until: { failure != nil || shows(shot) }, pause: 0.1) {
+            do { shot = try capture(window, name) } catch { failure = error }
+        }
+        if let failure { throw failure }
+        return shot
+    }
+
     private func grey(_ b: Bitmap, _ x: Int, _ y: Int) -> Int { Int(b.pixel(x: x, y: y).g) }
     private func isBackground(_ b: Bitmap, _ x: Int, _ y: Int) -> Bool {
         let p = b.pixel(x: x, y: y)
@@ -104,14 +119,12 @@ final class WindowTests: XCTestCase {
             // of the thread that started it hears of the exit (make test-asan found it leaked).
             app.waitUntilExit()
         }
-        let window = try shell("timeout", ["20", "xdotool", "search", "--sync", "--class", "rainforest"])
+        let window = try shell("timeout", ["\(Int(HangGuard.seconds))", "xdotool", "search", "--sync", "--class", "rainforest"])
             .split(separator: "\n").first.map(String.init) ?? ""
         XCTAssertFalse(window.isEmpty, "the window appeared")
         try body(window)
         try shell("xdotool", ["key", "--window", window, "ctrl+q"])
-        let deadline = Date().addingTimeInterval(10)  // a hang guard, not a timing check
-        while app.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        XCTAssertFalse(app.isRunning, "Ctrl+Q quits")
+        XCTAssertTrue(HangGuard.wait(until: { !app.isRunning }, pause: 0.01), "Ctrl+Q quits")
         if !app.isRunning {
             XCTAssertEqual(app.terminationReason, .exit)
             XCTAssertEqual(app.terminationStatus, 0)
@@ -123,8 +136,7 @@ final class WindowTests: XCTestCase {
     func testTheWindowOpensScrollsWithTheWheelAndQuitsWithControlQ() throws {
         try runApp(["--size", "1280x800", "--overlays", ""]) { window in
             try GraphicsLibrary.initialize()
-            Thread.sleep(forTimeInterval: 0.5)
-            let before = try capture(window, "before")
+            let before = try capture(window, "before") { !isBackground($0, 400, 195) }
             XCTAssertEqual(before.width, 1280)
             // The first card (a 16:9 photo) spans y 10 to 490 in the left column (x 315 to 635).
             XCTAssertFalse(isBackground(before, 400, 195), "the first card")
@@ -133,8 +145,8 @@ final class WindowTests: XCTestCase {
             // Three wheel clicks: 300 pt, animated, so the card's bottom edge moves to y 190.
             try shell("xdotool", ["mousemove", "--window", window, "600", "400"])
             for _ in 0..<3 { try shell("xdotool", ["click", "--window", window, "5"]) }
-            Thread.sleep(forTimeInterval: 0.8)
-            let after = try capture(window, "after")
+            // Captured until the animation has ended (the gap where the card's bottom comes to rest).
+            let after = try capture(window, "after") { grey($0, 400, 195) == 28 }
             XCTAssertFalse(isBackground(after, 400, 185), "still the first card")
             XCTAssertEqual(grey(after, 400, 195), 28, "the gap below it, 300 pt higher than before")
         }
