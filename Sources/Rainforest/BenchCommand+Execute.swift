@@ -114,12 +114,7 @@ extension BenchCommand {
         // The first screen.
         viewer.scriptedOffset = { _ in 0 }
         var firstScreen: Double?
-        while MonotonicClock.now() - start < 30 {
-            app.runTurn()
-            if viewer.isDisplayComplete { firstScreen = (MonotonicClock.now() - start) * 1000; break }
-            app.runLoop.setNeedsFrame()
-            app.runLoop.waitForNextFrame()
-        }
+        if settle(app, viewer, since: start) { firstScreen = (MonotonicClock.now() - start) * 1000 }
         for _ in 0..<Self.warmUpFrames {
             app.runLoop.setNeedsFrame()
             app.runLoop.waitForNextFrame()
@@ -127,12 +122,19 @@ extension BenchCommand {
         }
 
         // The scroll: down at `speed`, bouncing between the top and the end of what is loaded
-        // (batch fetching may move that end while it goes).
+        // (batch fetching may move that end while it goes). With --settle-every, it stops after
+        // every so many points travelled until the visible cards are displayed; the stops'
+        // frames and time are left out of the figures.
         let collection = viewer.collection
         var position: CGFloat = 0, goingDown = true, last = MonotonicClock.now()
+        var travelled: CGFloat = 0, nextStop = settleEvery.map { CGFloat($0) } ?? .infinity
+        var stopping = false
         viewer.scriptedOffset = { time in
-            let step = CGFloat(max(0, time - last) * speed)
+            var step = CGFloat(max(0, time - last) * speed)
             last = time
+            if stopping { return position }
+            if travelled + step >= nextStop { step = nextStop - travelled; stopping = true }
+            travelled += step
             let end = collection.maximumContentOffset
             position += goingDown ? step : -step
             if position >= end { position = end; goingDown = false }
@@ -145,8 +147,23 @@ extension BenchCommand {
         var intervals: [Double] = []
         var dropped = 0
         var cardFrames = 0, placeholderFrames = 0
-        while MonotonicClock.now() - scrollStart < duration {
+        var stopped: Double = 0, stops = 0
+        while MonotonicClock.now() - scrollStart - stopped < duration {
             app.runTurn()
+            if stopping {
+                let stopStart = MonotonicClock.now()
+                guard settle(app, viewer, since: stopStart) else {
+                    throw UserFacingError(message: "bench: the cards visible at \(Int(position)) pt were not all displayed after \(timeout) s (--timeout)", status: 1)
+                }
+                stops += 1
+                stopped += MonotonicClock.now() - stopStart
+                nextStop += CGFloat(settleEvery ?? .infinity)
+                stopping = false
+                last = MonotonicClock.now()
+                app.runLoop.setNeedsFrame()
+                app.runLoop.waitForNextFrame()
+                continue
+            }
             if let sample = app.runLoop.statistics.recent(1).first {
                 work.append(sample.workMs)
                 if let interval = sample.intervalMs { intervals.append(interval) }
@@ -158,17 +175,37 @@ extension BenchCommand {
             app.runLoop.setNeedsFrame()
             app.runLoop.waitForNextFrame()
         }
-        let elapsed = MonotonicClock.now() - scrollStart
+        let elapsed = MonotonicClock.now() - scrollStart - stopped
         viewer.scriptedOffset = nil
         let rasters = DisplayScheduler.shared.rasterStatistics
+        let completed = rasters.completed - rastersBefore.completed
+        let cancelled = rasters.cancelled - rastersBefore.cancelled
+        if let settleEvery {
+            print("bench: \(mode.rawValue) at \(Int(speed)) pt/s stopped \(stops) times (every \(Int(settleEvery)) pt) until the visible cards were displayed, \(String(format: "%.1f", stopped)) s in all; \(completed) displays completed, \(cancelled) cancelled")
+        }
+        if mode == .async, let minDisplays, completed < minDisplays {
+            throw UserFacingError(message: "bench: the async run at \(Int(speed)) pt/s completed \(completed) displays, fewer than --min-displays \(minDisplays)", status: 1)
+        }
         return BenchRun(mode: mode.rawValue, speed: speed, cards: viewer.source.totalCount ?? viewer.itemCount, durationS: elapsed,
                         frames: work.count, droppedFrames: dropped, fps: Double(work.count) / elapsed,
                         mainMs: BenchRun.summarise(work), intervalMs: BenchRun.summarise(intervals),
                         rssMbPeak: ProcessMemory.peakResidentMB(),
                         placeholderExposure: cardFrames == 0 ? 0 : Double(placeholderFrames) / Double(cardFrames),
-                        rasters: .init(completed: rasters.completed - rastersBefore.completed,
-                                       cancelled: rasters.cancelled - rastersBefore.cancelled),
+                        rasters: .init(completed: completed, cancelled: cancelled),
                         textureMbPeak: Double(app.compositor.textureBytesPeak) / 1_048_576,
                         firstScreenMs: firstScreen, loadedCards: viewer.itemCount)
+    }
+
+    /// Turns `app` until every visible card is on screen whole, or until `--timeout` seconds
+    /// after `start` have passed; whether the cards came.
+    @MainActor
+    private func settle(_ app: Application, _ viewer: Viewer, since start: TimeInterval) -> Bool {
+        while MonotonicClock.now() - start < timeout {
+            app.runTurn()
+            if viewer.isDisplayComplete { return true }
+            app.runLoop.setNeedsFrame()
+            app.runLoop.waitForNextFrame()
+        }
+        return false
     }
 }

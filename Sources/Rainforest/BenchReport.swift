@@ -32,7 +32,7 @@ struct BenchRun: Codable, Sendable, Equatable {
     /// The most memory the compositor's textures held.
     var textureMbPeak: Double
     /// From the window's creation to the first frame with every visible card on screen whole;
-    /// nil if that took over 30 s.
+    /// nil if that took longer than the bench's --timeout.
     var firstScreenMs: Double?
     /// The cards loaded when the run ended (batch fetching loads pages as the scroll nears the end).
     var loadedCards: Int

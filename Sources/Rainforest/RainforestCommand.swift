@@ -47,7 +47,7 @@ struct ScreenshotCommand: ParsableCommand {
     var mode: ViewerMode = ViewerMode()
 
     @Option(help: ArgumentHelp("Seconds to wait for the visible cards to display.", valueName: "S"))
-    var timeout: Double = 10
+    var timeout: Double = 60
 
     func validate() throws {
         guard scroll.isFinite, scroll >= 0 else { throw ValidationError("--scroll must be zero or more points") }
@@ -103,8 +103,22 @@ struct BenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write the figures as JSON to FILE.", valueName: "FILE"))
     var json: String?
 
+    @Option(help: ArgumentHelp("Stop after every PT points of scrolling until every visible card is displayed whole; the stops do not count in --duration, so a slow machine or build scrolls as far and lands as many cards.",
+                               valueName: "PT"))
+    var settleEvery: Double?
+
+    @Option(help: ArgumentHelp("Fail (status 1) when an async run completes fewer than N displays.", valueName: "N"))
+    var minDisplays: Int?
+
+    @Option(help: ArgumentHelp("Seconds to wait for the first screen, and for each --settle-every stop, before giving up with status 1.",
+                               valueName: "S"))
+    var timeout: Double = 60
+
     func validate() throws {
         guard duration > 0, duration <= 3600 else { throw ValidationError("--duration must be from 0 to 3600 seconds") }
+        if let settleEvery { guard settleEvery.isFinite, settleEvery > 0 else { throw ValidationError("--settle-every must be more than zero points") } }
+        if let minDisplays { guard minDisplays >= 0 else { throw ValidationError("--min-displays must be zero or more") } }
+        guard timeout > 0 else { throw ValidationError("--timeout must be more than zero seconds") }
         if let json { try checkWritable(json, option: "--json") }
     }
 
