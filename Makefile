@@ -1,5 +1,10 @@
 # Rainforest and Canopy. `make setup` once, then `make run`.
 SWIFT ?= swift
+# A recipe's pipe fails when its first command does (the tests' output goes through tee).
+SHELL := bash
+.SHELLFLAGS := -o pipefail -c
+# Each test run's output, for its report (.ci/test-report: counts and the 20 slowest tests).
+LOGS := .build/logs
 BIN := .build/release/rainforest
 # What the build, the tests and the headless renderer need from Debian.
 APT_PACKAGES := pkg-config libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev \
@@ -37,20 +42,34 @@ ASAN_SWIFT_FLAGS := --sanitize=address --scratch-path $(ASAN_BUILD) -Xswiftc -us
 # visible to LeakSanitizer by Tests/CanopyTests/LeakSanitizerRoot.swift.
 ASAN_KEEP_LIBRARIES := $(ASAN_BUILD)/liblsan-keep-libraries.so
 ASAN_RUN_OPTIONS ?= detect_leaks=1 halt_on_error=1
+# CI's AddressSanitizer run leaves out the short soaks (SoakTests: 10% of the run, the same
+# viewer code as the other end-to-end tests and the ASan scroll); make ci-full runs them too.
+ASAN_TESTS ?= --skip '^RainforestTests\.SoakTests/'
 ASAN_ENV = SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="$(ASAN_RUN_OPTIONS)" \
            LSAN_OPTIONS="suppressions=$(CURDIR)/.ci/lsan.supp print_suppressions=0" LD_PRELOAD="$(CURDIR)/$(ASAN_KEEP_LIBRARIES)"
 TSAN_ENV = TSAN_OPTIONS="$(TSAN_RUN_OPTIONS)" LD_PRELOAD="$(CURDIR)/$(TSAN_MUTEX)"
-# `make scroll-tsan`, `make scroll-asan`: the bench's headless scroll, SCROLL_SECONDS at each of
-# SCROLL_SPEEDS pt/s over 1,000 cards, by the sanitized debug build of the tests' binary.
-SCROLL_SECONDS ?= 30
+# `make scroll-tsan`, `make scroll-asan`: the bench's headless scroll over 1,000 cards by the
+# sanitized debug build of the tests' binary: SCROLL_SECONDS of scrolling at SCROLL_SPEEDS pt/s
+# (at that speed a sanitized build starts displays and cancels most as their cards leave),
+# stopping after every SCROLL_SETTLE pt (three screens) until the visible cards are displayed.
+# The stops do not count in the seconds, so however slow the build or the machine, the scroll
+# goes as far (9,000 pt, 3 stops) and cards land. The 1280 x 800 window shows at least two
+# cards in each column, none of them seen at an earlier stop or on the first screen, so a run
+# lands at least 4 x (3 + 1) displays: fewer than SCROLL_MIN_DISPLAYS fails the step.
+SCROLL_SECONDS ?= 3
 SCROLL_SPEEDS ?= 3000
-SCROLL_ARGS = bench --scenario scrolling --cards 1000 --speed $(SCROLL_SPEEDS) --duration $(SCROLL_SECONDS)
-# `make fuzz`: the libFuzzer targets (Fuzz/run says how they are built), FUZZ_SECONDS each; CI
-# gives them 30 s. They run side by side. FUZZ_TARGETS picks some: cards-file, image-header, layout.
-FUZZ_SECONDS ?= 60
+SCROLL_SETTLE ?= 2400
+SCROLL_MIN_DISPLAYS ?= 16
+SCROLL_ARGS = bench --scenario scrolling --cards 1000 --size 1280x800 --speed $(SCROLL_SPEEDS) \
+              --duration $(SCROLL_SECONDS) --settle-every $(SCROLL_SETTLE) --min-displays $(SCROLL_MIN_DISPLAYS) --timeout 600
+# `make fuzz`: the libFuzzer targets (Fuzz/run says how they are built), side by side, each for
+# its fixed number of inputs (Fuzz/run); FUZZ_SECONDS=600 runs each for that long instead.
+# FUZZ_TARGETS picks some: cards-file, image-header, layout.
+FUZZ_SECONDS ?=
 FUZZ_TARGETS ?=
 
-.PHONY: setup build run test test-tsan test-asan scroll-tsan scroll-asan fuzz bench clean
+.PHONY: setup build run test test-tsan test-asan scroll-tsan scroll-asan fuzz bench clean \
+        test-slow ci ci-slow ci-full
 
 setup:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -71,13 +90,26 @@ build:
 run: build
 	$(BIN) $(ARGS)
 
+# Runs the tests its arguments name (after `swift test --skip-build`) with the environment in
+# $(1), their output also in $(LOGS)/$(2).log, then reports their counts and the slowest.
+define run-tests
+@mkdir -p $(LOGS)
+status=0; $(1) $(SWIFT) test --skip-build --disable-swift-testing $(3) 2>&1 | tee $(LOGS)/$(2).log || status=$$?; \
+  .ci/test-report $(LOGS)/$(2).log; exit $$status
+endef
+
 test:
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(call run-tests,,test,)
+
+# The whole suite with every core kept busy by another process (.ci/with-busy-cores): what a
+# slow minute on a shared machine does to it. It must pass all the same.
+test-slow:
+	.ci/with-busy-cores $(MAKE) test
 
 test-tsan: $(TSAN_MUTEX)
 	$(SWIFT) build --build-tests $(TSAN_SWIFT_FLAGS)
-	$(TSAN_ENV) $(SWIFT) test --skip-build $(TSAN_SWIFT_FLAGS) $(TSAN_TESTS)
+	$(call run-tests,$(TSAN_ENV),test-tsan,$(TSAN_SWIFT_FLAGS) $(TSAN_TESTS))
 
 scroll-tsan: $(TSAN_MUTEX)
 	$(SWIFT) build --build-tests $(TSAN_SWIFT_FLAGS)
@@ -85,7 +117,7 @@ scroll-tsan: $(TSAN_MUTEX)
 
 test-asan: $(ASAN_KEEP_LIBRARIES)
 	$(SWIFT) build --build-tests $(ASAN_SWIFT_FLAGS)
-	$(ASAN_ENV) $(SWIFT) test --skip-build $(ASAN_SWIFT_FLAGS)
+	$(call run-tests,$(ASAN_ENV),test-asan,$(ASAN_SWIFT_FLAGS) $(ASAN_TESTS))
 
 scroll-asan: $(ASAN_KEEP_LIBRARIES)
 	$(SWIFT) build --build-tests $(ASAN_SWIFT_FLAGS)
@@ -93,6 +125,20 @@ scroll-asan: $(ASAN_KEEP_LIBRARIES)
 
 fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run $(FUZZ_TARGETS)
+
+# What CI runs (.ci/run): setup, the tests, both sanitizers and their scrolls, the fuzzers, and a
+# summary of each step's time and counts.
+ci:
+	bash .ci/run
+# CI with every core busy: it must still pass, well inside CI's time.
+ci-slow:
+	.ci/with-busy-cores bash .ci/run
+# What CI leaves out for its time, by hand: every test under AddressSanitizer (CI runs those
+# where it finds things, ASAN_TESTS), and the fuzzers for ten minutes each.
+ci-full:
+	bash .ci/run
+	$(MAKE) test-asan ASAN_TESTS=
+	$(MAKE) fuzz FUZZ_SECONDS=600
 
 $(ASAN_KEEP_LIBRARIES): .ci/lsan-keep-libraries.c
 	@mkdir -p $(@D)
