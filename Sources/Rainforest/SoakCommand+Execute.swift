@@ -5,8 +5,6 @@ import Foundation
 import Synchronization
 
 extension SoakCommand {
-    /// A turn that has not ended after this long is a hang: the run stops with status 3.
-    static let hangLimit: TimeInterval = 10
     /// Resident memory growth over one action worth a line.
     static let notableGrowthMB = 4.0
     /// How many threads Mesa's llvmpipe rasterizes on (0: on the thread that draws).
@@ -63,14 +61,15 @@ extension SoakCommand {
         print("soak: \(String(format: "%g", minutes)) min, seed \(seed) (rainforest soak --seed \(seed) repeats it), renderer \(renderer)")
         fflush(nil)
 
-        // The watchdog: the main thread stamps every turn; a stamp older than the limit is a hang.
+        // The watchdog: the main thread stamps every turn; a stamp older than --timeout is a hang.
+        let hangLimit = timeout
         let lastTurn = Mutex(MonotonicClock.now())
         let done = Atomic<Bool>(false)
         Thread {
             while !done.load(ordering: .acquiring) {
                 Thread.sleep(forTimeInterval: 1)
                 let age = MonotonicClock.now() - lastTurn.withLock { $0 }
-                if age > Self.hangLimit && !done.load(ordering: .acquiring) {
+                if age > hangLimit && !done.load(ordering: .acquiring) {
                     FileHandle.standardError.write(Data("soak: hang: no frame for \(Int(age)) s\n".utf8))
                     Foundation.exit(3)
                 }
@@ -78,7 +77,8 @@ extension SoakCommand {
         }.start()
         defer { done.store(true, ordering: .releasing) }
 
-        let driver = SoakDriver(app: app, viewer: viewer, stamp: { lastTurn.withLock { $0 = MonotonicClock.now() } })
+        let driver = SoakDriver(app: app, viewer: viewer, stamp: { lastTurn.withLock { $0 = MonotonicClock.now() } },
+                                settleTimeout: max(30, timeout))
         let start = MonotonicClock.now()
         var report: [SoakMinute] = []
         let totalMinutes = Int(minutes.rounded(.up))

@@ -20,8 +20,13 @@ struct SoakCommand: ParsableCommand {
 
     @OptionGroup var collection: CollectionOptions
 
+    @Option(help: ArgumentHelp("Seconds without a frame that count as a hang (status 3); also the longest wait for the cards to settle at the end of a minute (30 at least).",
+                               valueName: "S"))
+    var timeout: Double = 10
+
     func validate() throws {
         guard minutes > 0, minutes <= 24 * 60 else { throw ValidationError("--minutes must be more than 0 and at most 1440") }
+        guard timeout > 0 else { throw ValidationError("--timeout must be more than zero seconds") }
         if let json { try checkWritable(json, option: "--json") }
     }
 }

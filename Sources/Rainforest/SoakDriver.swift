@@ -31,6 +31,8 @@ struct SoakDriver {
     let viewer: Viewer
     /// Called after every turn (the watchdog's heartbeat).
     let stamp: () -> Void
+    /// The longest `settleAtTop` waits for the visible cards (the soak's `--timeout`, 30 s at least).
+    var settleTimeout: TimeInterval = 30
 
     func randomAction(using random: inout SeededRandom) -> Action {
         // Scrolling is what users do most.
@@ -175,7 +177,7 @@ struct SoakDriver {
         viewer.scroll(to: 0)
         counter.run(frames: 10, self)
         viewer.scroll(to: 1)
-        let deadline = MonotonicClock.now() + 30
+        let deadline = MonotonicClock.now() + settleTimeout
         while MonotonicClock.now() < deadline && !viewer.isSettled { counter.run(frames: 1, self) }
         counter.run(frames: settleFrames, self)
         // At rest the application hands back the memory the work freed (after a quiet second):

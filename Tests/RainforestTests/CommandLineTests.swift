@@ -21,9 +21,9 @@ final class CommandLineTests: XCTestCase {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// What every screenshot and bench run from the tests passes: a wait for the cards as long
-    /// as the tests' hang guard, so that a slow machine (or a sanitized build) is never taken for
-    /// a failure. The commands' own default suits a person at a terminal.
+    /// What every screenshot, bench and soak run from the tests passes: waits (for the cards, for
+    /// a frame) as long as the tests' hang guard, so that a slow machine (or a sanitized build) is
+    /// never taken for a failure. The commands' own defaults suit a person at a terminal.
     static let patience = ["--timeout", "\(Int(HangGuard.seconds))"]
 
     func run(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Outcome {

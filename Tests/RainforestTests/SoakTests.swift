@@ -55,7 +55,7 @@ final class SoakTests: XCTestCase {
         let json = folder.appendingPathComponent("soak.json").path
         // Two short "minutes" of 6 s each would take 12 s; 0.1 min is one minute of 6 s.
         let outcome = try CommandLineTests.runBinary(["soak", "--minutes", "0.1", "--seed", "5", "--cards", "200",
-                                                      "--size", "800x600", "--json", json])
+                                                      "--size", "800x600", "--json", json] + CommandLineTests.patience)
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         XCTAssertTrue(outcome.stdout.contains("seed 5"), outcome.stdout)
         XCTAssertTrue(outcome.stdout.contains("minute 1:"), outcome.stdout)
@@ -104,7 +104,8 @@ final class SoakTests: XCTestCase {
 
     func testTheEnvironmentsChoiceOfLlvmpipeThreadsIsKept() throws {
         let outcome = try CommandLineTests.runBinary(["soak", "--minutes", "0.05", "--seed", "5", "--cards", "50",
-                                                      "--size", "400x300"], environment: ["LP_NUM_THREADS": "1"])
+                                                      "--size", "400x300"] + CommandLineTests.patience,
+                                                     environment: ["LP_NUM_THREADS": "1"])
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         let header = outcome.stdout.split(separator: "\n").first.map(String.init) ?? ""
         guard header.contains("llvmpipe") else { throw XCTSkip("the renderer is not Mesa's llvmpipe: \(header)") }
