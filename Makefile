@@ -53,9 +53,10 @@ TSAN_ENV = TSAN_OPTIONS="$(TSAN_RUN_OPTIONS)" LD_PRELOAD="$(CURDIR)/$(TSAN_MUTEX
 # (at that speed a sanitized build starts displays and cancels most as their cards leave),
 # stopping after every SCROLL_SETTLE pt (three screens) until the visible cards are displayed.
 # The stops do not count in the seconds, so however slow the build or the machine, the scroll
-# goes as far (9,000 pt, 3 stops) and cards land. The 1280 x 800 window shows at least two
-# cards in each column, none of them seen at an earlier stop or on the first screen, so a run
-# lands at least 4 x (3 + 1) displays: fewer than SCROLL_MIN_DISPLAYS fails the step.
+# goes as far (stops at 2,400, 4,800 and 7,200 pt) and cards land. The 1280 x 800 window shows at least two
+# cards (at most 548 pt tall) in each column, none of them seen at an earlier stop or on the
+# first screen, so a run lands at least 4 x (3 + 1) displays: fewer than SCROLL_MIN_DISPLAYS
+# fails the step.
 SCROLL_SECONDS ?= 3
 SCROLL_SPEEDS ?= 3000
 SCROLL_SETTLE ?= 2400

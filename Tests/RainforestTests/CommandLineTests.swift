@@ -209,6 +209,33 @@ final class CommandLineTests: XCTestCase {
         XCTAssertNotNil(p99["main_thread"] as? Double)
     }
 
+    func testASettlingScrollStopsUntilTheCardsLandAndCountsThem() throws {
+        // 1 s at 3,000 pt/s is up to 3,000 pt: a stop at 1,500 (and one at 3,000 if the last frame
+        // of the second reaches it; a step never goes past a stop). The 800 pt window shows at
+        // least two cards of each column (at most 548 pt tall), and a stop 1,500 pt down shares
+        // none of them with the first screen: the run lands at least 4 x (stops + 1) displays,
+        // however slow the machine (the stops do not count in the second).
+        let json = scratch.appendingPathComponent("settle.json").path
+        let outcome = try run(["bench", "--cards", "200", "--duration", "1", "--speed", "3000", "--settle-every", "1500",
+                               "--min-displays", "8", "--size", "1280x800", "--json", json] + Self.patience)
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let line = try XCTUnwrap(outcome.stdout.split(separator: "\n").first { $0.contains("stopped") }, outcome.stdout)
+        let stops = Int(line.split(separator: " ").drop { $0 != "stopped" }.dropFirst().first ?? "") ?? 0
+        XCTAssertTrue((1...2).contains(stops), String(line))
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
+        let run = try XCTUnwrap((object?["runs"] as? [[String: Any]])?.first)
+        let completed = try XCTUnwrap((run["rasters"] as? [String: Int])?["completed"])
+        XCTAssertGreaterThanOrEqual(completed, 4 * (stops + 1))
+        XCTAssertTrue(line.contains("\(completed) displays completed"), String(line))
+    }
+
+    func testTooFewDisplaysFailTheBench() throws {
+        let outcome = try run(["bench", "--cards", "40", "--duration", "0.2", "--speed", "2000", "--min-displays", "100000",
+                               "--size", "800x600"] + Self.patience)
+        XCTAssertEqual(outcome.status, 1, outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("fewer than --min-displays 100000"), outcome.stderr)
+    }
+
     // MARK: Bad input: one line, the option or file named, status 2
 
     private func assertFails(_ arguments: [String], mentioning needles: [String],
@@ -241,6 +268,11 @@ final class CommandLineTests: XCTestCase {
         try assertFails(["bench", "--mode", "fast"], mentioning: ["--mode"])
         try assertFails(["screenshot", "--output", "x.png", "--overlays", "fps,sparkles"], mentioning: ["sparkles"])
         try assertFails(["screenshot", "--output", "x.png", "--cards", "0"], mentioning: ["--cards"])
+        try assertFails(["screenshot", "--output", "x.png", "--timeout", "0"], mentioning: ["--timeout"])
+        try assertFails(["bench", "--timeout", "-1"], mentioning: ["--timeout"])
+        try assertFails(["bench", "--settle-every", "0"], mentioning: ["--settle-every"])
+        try assertFails(["bench", "--min-displays", "-3"], mentioning: ["--min-displays"])
+        try assertFails(["soak", "--timeout", "0"], mentioning: ["--timeout"])
     }
 
     func testOutputFoldersAreCheckedBeforeAnyWork() throws {
