@@ -134,11 +134,10 @@ ci:
 # CI with every core busy: it must still pass, well inside CI's time.
 ci-slow:
 	.ci/with-busy-cores bash .ci/run
-# What CI leaves out for its time, by hand: every test under AddressSanitizer (CI runs those
-# where it finds things, ASAN_TESTS), and the fuzzers for ten minutes each.
+# CI with what it leaves out for its time, by hand: every test under AddressSanitizer (CI runs
+# those where it finds things, ASAN_TESTS), then the fuzzers for ten minutes each.
 ci-full:
-	bash .ci/run
-	$(MAKE) test-asan ASAN_TESTS=
+	ASAN_TESTS= CI_BUDGET_SECONDS=86400 bash .ci/run
 	$(MAKE) fuzz FUZZ_SECONDS=600
 
 $(ASAN_KEEP_LIBRARIES): .ci/lsan-keep-libraries.c

@@ -123,14 +123,16 @@ extension BenchCommand {
 
         // The scroll: down at `speed`, bouncing between the top and the end of what is loaded
         // (batch fetching may move that end while it goes). With --settle-every, it stops after
-        // every so many points travelled until the visible cards are displayed; the stops'
-        // frames and time are left out of the figures.
+        // every so many points travelled until the visible cards are displayed, and the run is
+        // `speed` x `duration` points long rather than `duration` seconds, so that however slow
+        // the frames, it stops as often; the stops' frames and time are left out of the figures.
         let collection = viewer.collection
         var position: CGFloat = 0, goingDown = true, last = MonotonicClock.now()
+        let distance = settleEvery == nil ? CGFloat.infinity : CGFloat(speed * duration)
         var travelled: CGFloat = 0, nextStop = settleEvery.map { CGFloat($0) } ?? .infinity
         var stopping = false
         viewer.scriptedOffset = { time in
-            var step = CGFloat(max(0, time - last) * speed)
+            var step = min(CGFloat(max(0, time - last) * speed), distance - travelled)
             last = time
             if stopping { return position }
             if travelled + step >= nextStop { step = nextStop - travelled; stopping = true }
@@ -148,12 +150,15 @@ extension BenchCommand {
         var dropped = 0
         var cardFrames = 0, placeholderFrames = 0
         var stopped: Double = 0, stops = 0
-        while MonotonicClock.now() - scrollStart - stopped < duration {
+        func scrolling() -> Bool {
+            settleEvery == nil ? MonotonicClock.now() - scrollStart - stopped < duration : travelled < distance
+        }
+        while scrolling() {
             app.runTurn()
             if stopping {
                 let stopStart = MonotonicClock.now()
                 guard settle(app, viewer, since: stopStart) else {
-                    throw UserFacingError(message: "bench: the cards visible at \(Int(position)) pt were not all displayed after \(timeout) s (--timeout)", status: 1)
+                    throw UserFacingError(message: "bench: the cards visible at \(String(format: "%.0f", position)) pt were not all displayed after \(timeout) s (--timeout)", status: 1)
                 }
                 stops += 1
                 stopped += MonotonicClock.now() - stopStart
@@ -181,10 +186,13 @@ extension BenchCommand {
         let completed = rasters.completed - rastersBefore.completed
         let cancelled = rasters.cancelled - rastersBefore.cancelled
         if let settleEvery {
-            print("bench: \(mode.rawValue) at \(Int(speed)) pt/s stopped \(stops) times (every \(Int(settleEvery)) pt) until the visible cards were displayed, \(String(format: "%.1f", stopped)) s in all; \(completed) displays completed, \(cancelled) cancelled")
+            print("bench: \(mode.rawValue) "
+                  + String(format: "at %g pt/s travelled %.0f pt in %.1f s, stopped %d times (every %g pt) until the visible cards were displayed, %.1f s in all; %d displays completed, %d cancelled",
+                           speed, travelled, elapsed, stops, settleEvery, stopped, completed, cancelled))
         }
         if mode == .async, let minDisplays, completed < minDisplays {
-            throw UserFacingError(message: "bench: the async run at \(Int(speed)) pt/s completed \(completed) displays, fewer than --min-displays \(minDisplays)", status: 1)
+            throw UserFacingError(message: String(format: "bench: the async run at %g pt/s completed %d displays, fewer than --min-displays %d",
+                                                  speed, completed, minDisplays), status: 1)
         }
         return BenchRun(mode: mode.rawValue, speed: speed, cards: viewer.source.totalCount ?? viewer.itemCount, durationS: elapsed,
                         frames: work.count, droppedFrames: dropped, fps: Double(work.count) / elapsed,

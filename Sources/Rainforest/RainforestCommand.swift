@@ -103,14 +103,14 @@ struct BenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write the figures as JSON to FILE.", valueName: "FILE"))
     var json: String?
 
-    @Option(help: ArgumentHelp("Stop after every PT points of scrolling until every visible card is displayed whole; the stops do not count in --duration, so a slow machine or build scrolls as far and lands as many cards.",
+    @Option(help: ArgumentHelp("Stop after every PT points of scrolling until every visible card is displayed whole; the run then scrolls speed x duration points, the stops left out of its time, so a slow machine or build stops as often and lands as many cards.",
                                valueName: "PT"))
     var settleEvery: Double?
 
     @Option(help: ArgumentHelp("Fail (status 1) when an async run completes fewer than N displays.", valueName: "N"))
     var minDisplays: Int?
 
-    @Option(help: ArgumentHelp("Seconds to wait for the first screen, and for each --settle-every stop, before giving up with status 1.",
+    @Option(help: ArgumentHelp("Seconds to wait for the first screen (after that the run goes on without it: first_screen_ms is empty) and for the cards at each --settle-every stop (after that the bench fails with status 1).",
                                valueName: "S"))
     var timeout: Double = 60
 

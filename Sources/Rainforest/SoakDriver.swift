@@ -31,7 +31,8 @@ struct SoakDriver {
     let viewer: Viewer
     /// Called after every turn (the watchdog's heartbeat).
     let stamp: () -> Void
-    /// The longest `settleAtTop` waits for the visible cards (the soak's `--timeout`, 30 s at least).
+    /// The longest `settleAtTop` waits for the visible cards, and then for the memory trim (the
+    /// soak's `--timeout`, 30 s at least).
     var settleTimeout: TimeInterval = 30
 
     func randomAction(using random: inout SeededRandom) -> Action {
@@ -182,7 +183,7 @@ struct SoakDriver {
         counter.run(frames: settleFrames, self)
         // At rest the application hands back the memory the work freed (after a quiet second):
         // wait for that, as a user who stops scrolling would.
-        let trimDeadline = MonotonicClock.now() + 10
+        let trimDeadline = MonotonicClock.now() + settleTimeout
         while MonotonicClock.now() < trimDeadline && app.isMemoryTrimDue { counter.run(frames: 1, self) }
         app.waitForMemoryTrims()
         return (counter.frames, counter.dropped)

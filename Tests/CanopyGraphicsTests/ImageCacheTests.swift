@@ -230,7 +230,7 @@ final class ImageCacheTests: XCTestCase {
         for index in 0..<threads {
             done.enter()
             Thread {
-                start.wait()
+                _ = start.wait(timeout: HangGuard.deadline)
                 body(index)
                 done.leave()
             }.start()
@@ -285,12 +285,12 @@ final class ImageCacheRemovalTests: XCTestCase {
         Thread {
             firstResult.value = try? cache.bitmap(for: key) { () throws(ImageError) -> Bitmap in
                 firstStarted.signal()
-                releaseFirst.wait()
+                _ = releaseFirst.wait(timeout: HangGuard.deadline)
                 return old
             }
             firstDone.signal()
         }.start()
-        firstStarted.wait()
+        XCTAssertEqual(firstStarted.wait(timeout: HangGuard.deadline), .success)
         cache.removeBitmaps(forPath: "/photos/a.png") // the file changed while it was decoding
         // On its own thread: had it joined the stale load it would wait for releaseFirst, which
         // only comes after it returns. (Hang guards, not timing checks: a second request that did

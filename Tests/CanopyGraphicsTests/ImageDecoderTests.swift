@@ -512,7 +512,7 @@ final class ImageDecoderTests: XCTestCase {
         for index in 0..<8 {
             group.enter()
             Thread {
-                start.wait()
+                _ = start.wait(timeout: HangGuard.deadline)
                 let bitmap = try? ImageDecoder.decode(contentsOf: paths[index % paths.count], fitting: target)
                 results.withLock { $0[index] = bitmap?.pixels }
                 GraphicsLibrary.releaseThreadState()  // SDL_image's GIF loader left an error buffer

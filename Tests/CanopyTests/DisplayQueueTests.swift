@@ -14,8 +14,8 @@ final class DisplayQueueTests: XCTestCase {
     private func heldQueue() -> (DisplayQueue, release: DispatchSemaphore, started: DispatchSemaphore) {
         let queue = DisplayQueue(workers: 1, name: "test.display")
         let release = DispatchSemaphore(value: 0), started = DispatchSemaphore(value: 0)
-        queue.enqueue(priority: .visible) { started.signal(); release.wait() }
-        started.wait()
+        queue.enqueue(priority: .visible) { started.signal(); _ = release.wait(timeout: HangGuard.deadline) }
+        XCTAssertEqual(started.wait(timeout: HangGuard.deadline), .success, "the held job never started")
         return (queue, release, started)
     }
 
@@ -125,7 +125,7 @@ final class AsyncTransactionTests: XCTestCase {
             loop.addObserver(.afterInput) { turnNumber = $0.number }
 
             let transaction = AsyncTransaction(group: group, queue: queue)
-            transaction.addOperation({ _ in slow.wait(); return "slow" }) { value, cancelled in
+            transaction.addOperation({ _ in _ = slow.wait(timeout: HangGuard.deadline); return "slow" }) { value, cancelled in
                 XCTAssertFalse(cancelled)
                 log.append((value ?? "nil", turnNumber))
             }
@@ -218,7 +218,7 @@ final class AsyncTransactionTests: XCTestCase {
             defer { queue.shutdown() }
             let release = DispatchSemaphore(value: 0), returned = DispatchSemaphore(value: 0)
             let transaction = AsyncTransaction(group: group, queue: queue)
-            transaction.addOperation({ _ -> Int? in release.wait(); return 1 }) { _, _ in }
+            transaction.addOperation({ _ -> Int? in _ = release.wait(timeout: HangGuard.deadline); return 1 }) { _, _ in }
             transaction.completionBlock = { _, _ in returned.signal() }
             loop.runTurn()
             XCTAssertFalse(loop.needsFrame, "nothing to do while the work runs")

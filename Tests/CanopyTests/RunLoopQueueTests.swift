@@ -1,4 +1,5 @@
 import CanopyGraphics
+import CanopyTestSupport
 import Foundation
 import XCTest
 @testable import Canopy
@@ -487,7 +488,7 @@ final class RunLoopQueueTests: XCTestCase {
                 holder.value = nil // the last reference: deinit runs on this thread
                 done.signal()
             }.start()
-            done.wait()
+            XCTAssertEqual(done.wait(timeout: HangGuard.deadline), .success)
             XCTAssertNil(released)
             XCTAssertEqual(waiter.log.value.filter { $0 == "wake" }.count, wakes + 1,
                            "the removal was posted to the loop, waking it")

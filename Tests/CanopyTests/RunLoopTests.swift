@@ -47,7 +47,7 @@ final class RunLoopTests: XCTestCase {
                 loop.perform { ran.value = true }
                 done.signal()
             }.start()
-            done.wait()
+            XCTAssertEqual(done.wait(timeout: HangGuard.deadline), .success)
             XCTAssertEqual(waiter.log.value, ["wake"], "perform wakes a sleeping loop")
             XCTAssertTrue(loop.needsFrame)
             XCTAssertFalse(ran.value, "posted work runs in the next turn, on the main thread")
@@ -93,7 +93,7 @@ final class RunLoopTests: XCTestCase {
             for i in 0..<100 {
                 DispatchQueue.global().async(group: group) { loop.perform { log.value.append(i) } }
             }
-            group.wait()
+            XCTAssertEqual(group.wait(timeout: HangGuard.deadline), .success)
             loop.runTurn()
             XCTAssertEqual(log.value.sorted(), Array(0..<100))
             loop.runTurn()

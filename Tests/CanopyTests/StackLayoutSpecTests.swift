@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Dispatch
 import Foundation
 import Synchronization
@@ -686,7 +687,7 @@ private final class BackgroundMutator: Sendable {
 
     func stop() -> Int {
         stopping.store(true, ordering: .releasing)
-        finished.wait()
+        XCTAssertEqual(finished.wait(timeout: HangGuard.deadline), .success, "the layout thread never finished")
         return count.load(ordering: .acquiring)
     }
 }
