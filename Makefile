@@ -49,14 +49,14 @@ ASAN_ENV = SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="$(ASAN_RUN_OPTIONS)" \
            LSAN_OPTIONS="suppressions=$(CURDIR)/.ci/lsan.supp print_suppressions=0" LD_PRELOAD="$(CURDIR)/$(ASAN_KEEP_LIBRARIES)"
 TSAN_ENV = TSAN_OPTIONS="$(TSAN_RUN_OPTIONS)" LD_PRELOAD="$(CURDIR)/$(TSAN_MUTEX)"
 # `make scroll-tsan`, `make scroll-asan`: the bench's headless scroll over 1,000 cards by the
-# sanitized debug build of the tests' binary: SCROLL_SECONDS of scrolling at SCROLL_SPEEDS pt/s
-# (at that speed a sanitized build starts displays and cancels most as their cards leave),
-# stopping after every SCROLL_SETTLE pt (three screens) until the visible cards are displayed.
-# The stops do not count in the seconds, so however slow the build or the machine, the scroll
-# goes as far (stops at 2,400, 4,800 and 7,200 pt) and cards land. The 1280 x 800 window shows at least two
-# cards (at most 548 pt tall) in each column, none of them seen at an earlier stop or on the
-# first screen, so a run lands at least 4 x (3 + 1) displays: fewer than SCROLL_MIN_DISPLAYS
-# fails the step.
+# sanitized debug build of the tests' binary, at SCROLL_SPEEDS pt/s (at that speed a sanitized
+# build starts displays and cancels most as their cards leave), stopping after every
+# SCROLL_SETTLE pt (three screens) until the visible cards are displayed. With stops, the run is
+# SCROLL_SECONDS x SCROLL_SPEEDS points long (9,000), the stops left out of its time, so however
+# slow the build or the machine, it stops at 2,400, 4,800 and 7,200 pt and cards land. The
+# 1280 x 800 window shows at least two cards (at most 548 pt tall) in each column, none of them
+# seen at another stop or on the first screen, so a run lands at least 4 x (3 + 1) displays:
+# fewer than SCROLL_MIN_DISPLAYS fails the step.
 SCROLL_SECONDS ?= 3
 SCROLL_SPEEDS ?= 3000
 SCROLL_SETTLE ?= 2400
