@@ -135,7 +135,7 @@ final class ImageCacheTests: XCTestCase {
                 loads.increment()
                 // Hold the load until the other seven are waiting for it, however long they take
                 // to get there.
-                if !Self.waitUntil({ cache.waiterCount(for: key) == 7 }) { stalled.increment() }
+                if !HangGuard.wait(until: { cache.waiterCount(for: key) == 7 }) { stalled.increment() }
                 return Self.square(8)
             }
             if let bitmap { results.withLock { $0.append(bitmap) } }
@@ -159,7 +159,7 @@ final class ImageCacheTests: XCTestCase {
             do throws(ImageError) {
                 _ = try cache.bitmap(for: key) { () throws(ImageError) -> Bitmap in
                     loads.increment()
-                    if !Self.waitUntil({ cache.waiterCount(for: key) == 7 }) { stalled.increment() }
+                    if !HangGuard.wait(until: { cache.waiterCount(for: key) == 7 }) { stalled.increment() }
                     throw .truncatedData(path: "broken.jpg", format: .jpeg)
                 }
             } catch {
@@ -191,7 +191,7 @@ final class ImageCacheTests: XCTestCase {
                 loading.increment()
                 // Every loader waits until all four are loading at once: one lock would deadlock here
                 // (and the wait would end only at the hang guard).
-                if !Self.waitUntil({ loading.value == 4 }) { stalled.increment() }
+                if !HangGuard.wait(until: { loading.value == 4 }) { stalled.increment() }
                 most.raise(to: loading.value)
                 return Self.square(2)
             }
@@ -248,11 +248,6 @@ final class ImageCacheTests: XCTestCase {
     /// A square (or width x height) transparent bitmap.
     private static func square(_ width: Int, _ height: Int? = nil) -> Bitmap {
         Bitmap(width: width, height: height ?? width, fill: .clear)
-    }
-
-    /// Polls `condition` every millisecond until it holds (true) or `HangGuard` calls it a hang (false).
-    private static func waitUntil(_ condition: () -> Bool) -> Bool {
-        HangGuard.wait(until: condition)
     }
 
     /// A thread-safe counter for tests.

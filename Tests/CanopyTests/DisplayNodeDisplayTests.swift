@@ -74,14 +74,6 @@ final class DisplayNodeDisplayTests: XCTestCase {
         return (loop, group, turn)
     }
 
-    /// Turns until `done()` (`HangGuard.seconds` is a hang guard, not a timing check).
-    @MainActor
-    private static func turn(_ loop: Canopy.RunLoop, until done: () -> Bool,
-                             file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertTrue(HangGuard.wait(until: done, step: { loop.runTurn() }), "the display never landed",
-                      file: file, line: line)
-    }
-
     private static func color(of bitmap: Bitmap?) -> Color? {
         guard let bitmap, bitmap.width > 0 else { return nil }
         let p = bitmap.pixel(x: 0, y: 0)
@@ -99,7 +91,7 @@ final class DisplayNodeDisplayTests: XCTestCase {
             node.settings.withLock { $0.color = Color(red: 1, green: 0, blue: 0, alpha: 1) }
             node.frame = CGRect(x: 0, y: 0, width: 12, height: 7)
             let layer = node.layer
-            Self.turn(loop) { layer.contents != nil }
+            NodeTestSupport.turn(loop) { layer.contents != nil }
             XCTAssertEqual(layer.contents?.width, 12)
             XCTAssertEqual(layer.contents?.height, 7)
             XCTAssertEqual(Self.color(of: layer.contents), Color(red: 1, green: 0, blue: 0, alpha: 1))
@@ -126,7 +118,7 @@ final class DisplayNodeDisplayTests: XCTestCase {
             gate.signal()
             // Until blue has landed and the cancelled red drawing has returned too (its
             // transaction completed), so that red has logged and had its chance to land.
-            Self.turn(loop) { layer.contents != nil && group.pendingCount == 0 }
+            NodeTestSupport.turn(loop) { layer.contents != nil && group.pendingCount == 0 }
             for _ in 0..<5 { loop.runTurn() }
             XCTAssertEqual(Self.color(of: layer.contents), blue)
             XCTAssertEqual(node.displays.withLock { $0.count }, 1, "only the current display set contents")
@@ -153,13 +145,13 @@ final class DisplayNodeDisplayTests: XCTestCase {
             XCTAssertEqual(started.wait(timeout: HangGuard.deadline), .success)
             node.displaySuspended = true
             gate.signal()
-            Self.turn(loop) { group.pendingCount == 0 }
+            NodeTestSupport.turn(loop) { group.pendingCount == 0 }
             XCTAssertNil(layer.contents, "work cancelled by suspension never lands")
 
             node.settings.withLock { $0 = (.white, nil, nil) }
             node.setNeedsDisplay()
             node.displaySuspended = false
-            Self.turn(loop) { layer.contents != nil }
+            NodeTestSupport.turn(loop) { layer.contents != nil }
             XCTAssertEqual(Self.color(of: layer.contents), .white)
         }
     }
@@ -192,7 +184,7 @@ final class DisplayNodeDisplayTests: XCTestCase {
                               "a part never drew")
                 for _ in 0..<3 { loop.runTurn(); Thread.sleep(forTimeInterval: 0.002) }
             }
-            Self.turn(loop) { parts.allSatisfy { $0.layerIfLoaded?.contents != nil } }
+            NodeTestSupport.turn(loop) { parts.allSatisfy { $0.layerIfLoaded?.contents != nil } }
             let turns = parts.map { $0.displays.withLock { $0 } }
             XCTAssertEqual(turns.map(\.count), [1, 1, 1])
             XCTAssertEqual(Set(turns.flatMap { $0 }).count, 1, "every part of the container landed in the same turn")
@@ -219,9 +211,9 @@ final class DisplayNodeDisplayTests: XCTestCase {
             let node = SolidNode()
             node.frame = CGRect(x: 0, y: 0, width: 3, height: 3)
             let layer = node.layer
-            Self.turn(loop) { layer.contents != nil }
+            NodeTestSupport.turn(loop) { layer.contents != nil }
             node.frame = CGRect(x: 0, y: 0, width: 8, height: 5)
-            Self.turn(loop) { layer.contents?.width == 8 }
+            NodeTestSupport.turn(loop) { layer.contents?.width == 8 }
             XCTAssertEqual(layer.contents?.height, 5)
         }
     }
@@ -249,7 +241,7 @@ final class DisplayNodeDisplayTests: XCTestCase {
             for node in [a, b, c] { parent.addSubnode(node) }
 
             let layer = parent.layer
-            Self.turn(loop) { layer.contents != nil }
+            NodeTestSupport.turn(loop) { layer.contents != nil }
             XCTAssertTrue(layer.sublayers.isEmpty, "the subnodes have no layers of their own")
             XCTAssertFalse(a.isNodeLoaded)
             guard let bitmap = layer.contents else { return XCTFail("no contents") }
@@ -263,7 +255,7 @@ final class DisplayNodeDisplayTests: XCTestCase {
 
             // A change deep in the subtree redisplays the rasterizing node.
             g.backgroundColor = Color(red: 1, green: 1, blue: 0)
-            Self.turn(loop) { layer.contents.map { $0.pixel(x: 35, y: 15).r == 255 } ?? false }
+            NodeTestSupport.turn(loop) { layer.contents.map { $0.pixel(x: 35, y: 15).r == 255 } ?? false }
             XCTAssertEqual(layer.contents.map { [$0.pixel(x: 35, y: 15).g, $0.pixel(x: 35, y: 15).b] }, [255, 0])
         }
     }

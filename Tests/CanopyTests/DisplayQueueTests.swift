@@ -104,14 +104,6 @@ final class DisplayQueueTests: XCTestCase {
 }
 
 final class AsyncTransactionTests: XCTestCase {
-    /// Turns `loop` until `done()` (`HangGuard.seconds` is a hang guard, not a timing check).
-    @MainActor
-    private static func turn(_ loop: Canopy.RunLoop, until done: () -> Bool,
-                             file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertTrue(HangGuard.wait(until: done, step: { loop.runTurn() }), "the transaction never completed",
-                      file: file, line: line)
-    }
-
     func testCompletionsRunTogetherInOrderAfterTheSlowestOperation() {
         MainActor.assumeIsolated {
             let loop = RunLoop()
@@ -152,7 +144,7 @@ final class AsyncTransactionTests: XCTestCase {
             XCTAssertEqual(group.pendingCount, 1)
 
             slow.signal()
-            Self.turn(loop) { transaction.state == .completed }
+            NodeTestSupport.turn(loop, until: { transaction.state == .completed }, "the transaction never completed")
             // Both in added order, in one turn, then the block in that same turn.
             XCTAssertEqual(log.map(\.0), ["slow", "fast"])
             XCTAssertEqual(Set(log.map(\.1)).count, 1)
@@ -181,7 +173,7 @@ final class AsyncTransactionTests: XCTestCase {
             transaction.addOperation({ _ -> Int? in 7 }) { value, cancelled in results.append((value, cancelled)) }
             XCTAssertEqual(started.wait(timeout: HangGuard.deadline), .success)
             transaction.cancel()
-            Self.turn(loop) { transaction.state == .completed }
+            NodeTestSupport.turn(loop, until: { transaction.state == .completed }, "the transaction never completed")
             XCTAssertTrue(sawCancel.withLock { $0 })
             // The second operation had not started when cancelled: its work never ran (nil).
             XCTAssertEqual(results.map(\.0), [nil, nil])
@@ -205,7 +197,7 @@ final class AsyncTransactionTests: XCTestCase {
             // transactions that are ready in the order they were opened, so a worker preempted
             // in the middle of one must not decide the order.
             for transaction in transactions { transaction.waitUntilOperationsFinish() }
-            Self.turn(loop) { transactions.allSatisfy { $0.state == .completed } }
+            NodeTestSupport.turn(loop, until: { transactions.allSatisfy { $0.state == .completed } }, "the transaction never completed")
             XCTAssertEqual(order, [0, 1, 2, 3, 4])
         }
     }

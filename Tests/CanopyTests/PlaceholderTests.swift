@@ -40,13 +40,6 @@ final class PlaceholderTests: XCTestCase {
         return loop
     }
 
-    /// Turns until `done()` (`HangGuard.seconds` is a hang guard, not a timing check).
-    @MainActor
-    private static func turn(_ loop: Canopy.RunLoop, until done: () -> Bool, _ message: String = "never happened",
-                             file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertTrue(HangGuard.wait(until: done, step: { loop.runTurn() }), message, file: file, line: line)
-    }
-
     /// Whether a fade of `duration` seconds had no turn within it, from the placeholder's alpha at
     /// the end of each turn and the turn's time: the turn at which it began (the last at alpha 1)
     /// and the next one are `duration` apart or more, so the fade went from 1 to 0 in one step.
@@ -85,7 +78,7 @@ final class PlaceholderTests: XCTestCase {
             XCTAssertEqual(placeholder.frame.width, 30, "it follows the bounds")
             gate.signal()   // the first display, now stale
             gate.signal()   // the one for the new size
-            Self.turn(loop, until: { !node.isShowingPlaceholder }, "the placeholder never went")
+            NodeTestSupport.turn(loop, until: { !node.isShowingPlaceholder }, "the placeholder never went")
             XCTAssertNotNil(layer.contents)
             XCTAssertNil(Self.placeholder(of: node))
         }
@@ -119,14 +112,14 @@ final class PlaceholderTests: XCTestCase {
             child.frame = CGRect(x: 0, y: 0, width: 5, height: 5)
             container.addSubnode(child)
             let layer = container.layer
-            Self.turn(loop, until: { layer.contents != nil }, "the container never displayed")
+            NodeTestSupport.turn(loop, until: { layer.contents != nil }, "the container never displayed")
             XCTAssertTrue(container.isShowingPlaceholder, "its subnode has not displayed yet")
             // A subnode added later goes below the placeholder.
             let late = DisplayNode()
             container.addSubnode(late)
             XCTAssertEqual(layer.sublayers.last?.name, "placeholder")
             gate.signal()
-            Self.turn(loop, until: { !container.isShowingPlaceholder }, "the placeholder never went")
+            NodeTestSupport.turn(loop, until: { !container.isShowingPlaceholder }, "the placeholder never went")
             XCTAssertNotNil(child.layer.contents)
         }
     }
@@ -140,11 +133,11 @@ final class PlaceholderTests: XCTestCase {
             node.placeholderEnabled = true
             node.frame = CGRect(x: 0, y: 0, width: 8, height: 8)
             root.addSublayer(node.layer)
-            Self.turn(loop, until: { node.layer.contents != nil }, "never displayed")
+            NodeTestSupport.turn(loop, until: { node.layer.contents != nil }, "never displayed")
             for _ in 0..<3 { loop.runTurn() }
             XCTAssertTrue(node.isShowingPlaceholder, "the contents are not on screen yet")
             node.layer.backing = FakeBacking(node.layer.contents!)
-            Self.turn(loop, until: { !node.isShowingPlaceholder }, "the placeholder never went after the upload")
+            NodeTestSupport.turn(loop, until: { !node.isShowingPlaceholder }, "the placeholder never went after the upload")
         }
     }
 
@@ -181,7 +174,7 @@ final class PlaceholderTests: XCTestCase {
                     node.setNeedsDisplay()
                 }
                 fades += 1
-                Self.turn(loop, until: { !node.isShowingPlaceholder }, "the fade never ended")
+                NodeTestSupport.turn(loop, until: { !node.isShowingPlaceholder }, "the fade never ended")
             }
             XCTAssertTrue(faded, "no fade had a turn within it")
             let alphas = samples.map(\.alpha)
@@ -198,10 +191,10 @@ final class PlaceholderTests: XCTestCase {
             node.contentsFadeDuration = 0.15
             node.frame = CGRect(x: 0, y: 0, width: 8, height: 8)
             let layer = node.layer
-            Self.turn(loop, until: { layer.contents != nil }, "never displayed")
+            NodeTestSupport.turn(loop, until: { layer.contents != nil }, "never displayed")
             XCTAssertLessThan(layer.fadeOpacity, 1, "the fade starts from transparent")
             var opacities: [CGFloat] = []
-            Self.turn(loop, until: {
+            NodeTestSupport.turn(loop, until: {
                 opacities.append(layer.fadeOpacity)
                 return layer.fadeOpacity == 1
             }, "the fade never ended")
@@ -209,7 +202,7 @@ final class PlaceholderTests: XCTestCase {
             // A redisplay over existing contents does not fade again.
             node.setNeedsDisplay()
             let before = layer.contents
-            Self.turn(loop, until: { layer.contents !== before }, "never redisplayed")
+            NodeTestSupport.turn(loop, until: { layer.contents !== before }, "never redisplayed")
             XCTAssertEqual(layer.fadeOpacity, 1)
         }
     }
@@ -221,13 +214,13 @@ final class PlaceholderTests: XCTestCase {
             node.placeholderEnabled = true
             node.frame = CGRect(x: 0, y: 0, width: 8, height: 8)
             let layer = node.layer
-            Self.turn(loop, until: { !node.isShowingPlaceholder }, "never displayed")
+            NodeTestSupport.turn(loop, until: { !node.isShowingPlaceholder }, "never displayed")
             node.clearContents()
             XCTAssertNil(layer.contents)
             XCTAssertTrue(node.isShowingPlaceholder)
             XCTAssertFalse(node.isSubtreeDisplayed)
             node.setNeedsDisplay()
-            Self.turn(loop, until: { !node.isShowingPlaceholder && layer.contents != nil }, "never displayed again")
+            NodeTestSupport.turn(loop, until: { !node.isShowingPlaceholder && layer.contents != nil }, "never displayed again")
         }
     }
 
@@ -241,7 +234,7 @@ final class PlaceholderTests: XCTestCase {
             node.frame = CGRect(x: 0, y: 0, width: 8, height: 8)
             let layer = node.layer
             let placeholder = try! XCTUnwrap(Self.placeholder(of: node))
-            Self.turn(loop, until: { placeholder.alpha < 1 }, "the fade never started")
+            NodeTestSupport.turn(loop, until: { placeholder.alpha < 1 }, "the fade never started")
             // The node leaves the display range mid-fade: with nothing to show, the placeholder
             // covers it again instead of finishing its fade over an empty layer.
             node.clearContents()
@@ -254,7 +247,7 @@ final class PlaceholderTests: XCTestCase {
             // Displayed again, it goes again.
             node.placeholderFadeDuration = 0
             node.setNeedsDisplay()
-            Self.turn(loop, until: { !node.isShowingPlaceholder && layer.contents != nil }, "never displayed again")
+            NodeTestSupport.turn(loop, until: { !node.isShowingPlaceholder && layer.contents != nil }, "never displayed again")
             XCTAssertNil(placeholder.superlayer)
         }
     }
@@ -323,7 +316,7 @@ final class PlaceholderTests: XCTestCase {
                 done.signal()
             }
             XCTAssertEqual(done.wait(timeout: HangGuard.deadline), .success)
-            Self.turn(loop, until: { parent.sublayers.isEmpty }, "the layer was never released")
+            NodeTestSupport.turn(loop, until: { parent.sublayers.isEmpty }, "the layer was never released")
         }
     }
 }
@@ -365,7 +358,7 @@ extension PlaceholderTests {
             card.addSubnode(big)
             card.addSubnode(exact)
             let layer = card.layer
-            Self.turn(loop, until: { layer.contents != nil }, "never displayed")
+            NodeTestSupport.turn(loop, until: { layer.contents != nil }, "never displayed")
             XCTAssertEqual(big.imageScaleFactor, 4, "published by the rasterizing card's landing")
             XCTAssertEqual(exact.imageScaleFactor, 1)
             let labels = ImageScalingOverlay.labels(in: card, origin: CGPoint(x: 0, y: 5))
