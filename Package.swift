@@ -28,19 +28,23 @@ let package = Package(
         .target(name: "CanopyGraphics", dependencies: ["CSDL2", "CSDL2Image", "CSDL2TTF", "CCodecs"]),
         .target(name: "Canopy", dependencies: ["CanopyGraphics"]),
         .target(name: "CanopySDL", dependencies: ["Canopy", "CanopyGraphics", "CSDL2", "CSDL2Image", "CSDL2TTF", "CMalloc"]),
-        .executableTarget(
-            name: "Rainforest",
+        // The app: cards and their file format, the card node, the viewer, the commands, the
+        // benchmarks and the soak, as a library that the tests and the fuzzers import.
+        .target(
+            name: "RainforestKit",
             dependencies: [
                 "Canopy", "CanopyGraphics", "CanopySDL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The `rainforest` executable: main.swift alone, calling RainforestKit.
+        .executableTarget(name: "Rainforest", dependencies: ["RainforestKit"]),
         // What every test target shares: waiting for a condition with a hang guard, never for a time.
         .target(name: "CanopyTestSupport", path: "Tests/CanopyTestSupport"),
         .testTarget(name: "CanopyGraphicsTests", dependencies: ["CanopyGraphics", "CanopyTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyTestSupport"]),
         .testTarget(name: "CanopySDLTests", dependencies: ["CanopySDL", "CanopyTestSupport"]),
-        .testTarget(name: "RainforestTests", dependencies: ["Rainforest", "CanopyTestSupport"]),
+        .testTarget(name: "RainforestTests", dependencies: ["RainforestKit", "CanopyTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

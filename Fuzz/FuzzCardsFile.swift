@@ -1,5 +1,5 @@
-// libFuzzer target: the cards.json loader (Sources/Rainforest/CardsFile.swift, JSONDocument.swift
-// and Card.swift, compiled into this one program by Fuzz/run).
+// libFuzzer target: the cards.json loader (RainforestKit's CardsFile, JSONDocument and Card),
+// linked against the RainforestKit module that Fuzz/run builds with coverage.
 //
 // For any bytes, CardsFile.parseContents either returns cards or throws a CardsFileError (its
 // typed throws allow nothing else); it must never trap. What it returns must hold what the
@@ -10,6 +10,8 @@
 // - the cards written out again as JSON (by Foundation) read back as the same cards, without
 //   warnings but for repeated names.
 import Foundation
+@testable import RainforestKit
+
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func cardsFileFuzzTest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

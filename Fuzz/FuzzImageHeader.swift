@@ -1,5 +1,5 @@
-// libFuzzer target: the image-header reader (Sources/CanopyGraphics/ImageHeader.swift,
-// ImageError.swift and ImageFormat.swift, compiled into this one program by Fuzz/run).
+// libFuzzer target: the image-header reader (CanopyGraphics' ImageHeader), linked against the
+// CanopyGraphics module that Fuzz/run builds with coverage.
 //
 // For any bytes, ImageHeader.read(bytes:path:) gives a header or throws an ImageError (its typed
 // throws allow nothing else); it must never trap. A header has both sides from 1 to
@@ -7,6 +7,7 @@
 // window of 64 KiB and seeks past it), give the same header or the same error. An input that
 // starts with A5 n stands for a JPEG whose first (n & 7) + 1 segments are 64 KiB APP1 segments,
 // followed by the rest of the input, so that the file variant must move its window.
+@testable import CanopyGraphics
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -396,7 +396,7 @@ final class ButtonNodeTests: XCTestCase {
 
     func testAStateChangeFromAnotherThreadShowsAtTheNextTurn() {
         MainActor.assumeIsolated {
-            let loop = Canopy.RunLoop()
+            let loop = FrameLoop()
             DisplayScheduler.shared.install(on: loop)
             let button = Self.button()
             button.setTitle("Chosen", for: .selected)
@@ -419,7 +419,7 @@ final class ButtonNodeTests: XCTestCase {
         defer { DisplayNode.threadAffinityViolation = saved }
 
         MainActor.assumeIsolated {
-            let loop = Canopy.RunLoop()
+            let loop = FrameLoop()
             DisplayScheduler.shared.install(on: loop)
             let button = Self.button(image: nil)
             Self.layOut(button, in: SizeRange(exactly: CGSize(width: 300, height: 50)))

@@ -77,7 +77,7 @@ final class CellNodeTests: XCTestCase {
 
     func testChangesFromAnotherThreadAreReportedOnTheMainThreadAtTheNextTurn() {
         MainActor.assumeIsolated {
-            let loop = Canopy.RunLoop()
+            let loop = FrameLoop()
             DisplayScheduler.shared.install(on: loop)
             let cell = LoggingCell()
             let done = DispatchSemaphore(value: 0)

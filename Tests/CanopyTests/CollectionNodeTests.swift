@@ -135,7 +135,7 @@ final class CollectionNodeTests: XCTestCase {
 
     /// A 400 x 300 collection (one column of 320 pt, x 40) on a loop, loaded, with `source`.
     @MainActor
-    static func make(_ source: TestSource, height: CGFloat = 300) -> (CollectionNode, Canopy.RunLoop) {
+    static func make(_ source: TestSource, height: CGFloat = 300) -> (CollectionNode, FrameLoop) {
         let (loop, _) = NodeTestSupport.makeLoop()
         let collection = CollectionNode()
         collection.frame = CGRect(x: 0, y: 0, width: 400, height: height)
@@ -149,7 +149,7 @@ final class CollectionNodeTests: XCTestCase {
     /// its cell (made on a worker, so it may come long after the visible ones: a cell's item has
     /// no interface state until then).
     @MainActor
-    static func settle(_ collection: CollectionNode, _ loop: Canopy.RunLoop, file: StaticString = #filePath, line: UInt = #line) {
+    static func settle(_ collection: CollectionNode, _ loop: FrameLoop, file: StaticString = #filePath, line: UInt = #line) {
         NodeTestSupport.turn(loop, until: {
             let preload = collection.indicesOfItems(in: collection.ranges.preload)
             return collection.numberOfItems == 0
@@ -161,7 +161,7 @@ final class CollectionNodeTests: XCTestCase {
 
     /// Turns until every item in the preload range has its cell and every visible one is displayed.
     @MainActor
-    static func settleRanges(_ collection: CollectionNode, _ loop: Canopy.RunLoop, file: StaticString = #filePath, line: UInt = #line) {
+    static func settleRanges(_ collection: CollectionNode, _ loop: FrameLoop, file: StaticString = #filePath, line: UInt = #line) {
         NodeTestSupport.turn(loop, until: {
             collection.isVisibleContentDisplayed
                 && collection.indicesOfItems(in: collection.ranges.preload).allSatisfy { collection.nodeForItem(at: $0) != nil }
@@ -174,7 +174,7 @@ final class CollectionNodeTests: XCTestCase {
     /// items: counts of fetches and items then include every fetch begun so far, however slow that
     /// queue is, so a fetch that should not have begun cannot go unseen.
     @MainActor
-    static func finishFetches(_ collection: CollectionNode, _ source: TestSource, _ loop: Canopy.RunLoop,
+    static func finishFetches(_ collection: CollectionNode, _ source: TestSource, _ loop: FrameLoop,
                               file: StaticString = #filePath, line: UInt = #line) {
         let holds = source.holdsFetches.withLock { $0 }
         NodeTestSupport.turn(loop, until: {

@@ -309,7 +309,7 @@ final class ControlNodeTests: XCTestCase {
 
     func testStateChangesFromAnotherThreadAreReportedTogetherAtTheNextTurn() {
         MainActor.assumeIsolated {
-            let loop = Canopy.RunLoop()
+            let loop = FrameLoop()
             DisplayScheduler.shared.install(on: loop)
             let control = LoggingControl()
             let done = DispatchSemaphore(value: 0)

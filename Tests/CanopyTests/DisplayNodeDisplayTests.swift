@@ -65,8 +65,8 @@ private final class ContainerNode: DisplayNode, @unchecked Sendable {
 final class DisplayNodeDisplayTests: XCTestCase {
     /// A run loop with the shared scheduler installed on it, and its current turn number.
     @MainActor
-    private static func makeLoop() -> (Canopy.RunLoop, TransactionGroup, TurnCounter) {
-        let loop = Canopy.RunLoop()
+    private static func makeLoop() -> (FrameLoop, TransactionGroup, TurnCounter) {
+        let loop = FrameLoop()
         let group = TransactionGroup(runLoop: loop)
         let turn = TurnCounter()
         loop.addObserver(.afterInput) { t in turn.set(t.number) }

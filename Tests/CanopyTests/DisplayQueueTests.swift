@@ -106,7 +106,7 @@ final class DisplayQueueTests: XCTestCase {
 final class AsyncTransactionTests: XCTestCase {
     func testCompletionsRunTogetherInOrderAfterTheSlowestOperation() {
         MainActor.assumeIsolated {
-            let loop = RunLoop()
+            let loop = FrameLoop()
             let group = TransactionGroup(runLoop: loop)
             let queue = DisplayQueue(workers: 2, name: "test.display")
             defer { queue.shutdown() }
@@ -155,7 +155,7 @@ final class AsyncTransactionTests: XCTestCase {
 
     func testACancelledTransactionsWorkStopsAndItsCompletionsSaySo() {
         MainActor.assumeIsolated {
-            let loop = RunLoop()
+            let loop = FrameLoop()
             let group = TransactionGroup(runLoop: loop)
             let queue = DisplayQueue(workers: 1, name: "test.display")
             defer { queue.shutdown() }
@@ -183,7 +183,7 @@ final class AsyncTransactionTests: XCTestCase {
 
     func testTransactionsCompleteInTheOrderTheyWereOpened() {
         MainActor.assumeIsolated {
-            let loop = RunLoop()
+            let loop = FrameLoop()
             let group = TransactionGroup(runLoop: loop)
             let queue = DisplayQueue(workers: 2, name: "test.display")
             defer { queue.shutdown() }
@@ -204,7 +204,7 @@ final class AsyncTransactionTests: XCTestCase {
 
     func testAFinishedOperationAsksForAFrame() {
         MainActor.assumeIsolated {
-            let loop = RunLoop()
+            let loop = FrameLoop()
             let group = TransactionGroup(runLoop: loop)
             let queue = DisplayQueue(workers: 1, name: "test.display")
             defer { queue.shutdown() }

@@ -28,7 +28,7 @@ private final class Counter: Sendable { let v = Mutex(0) }
 final class DisplayRegressionTests: XCTestCase {
     override func tearDown() { MainActor.assumeIsolated { DisplayScheduler.shared.uninstall() } }
 
-    @MainActor private static func spin(_ loop: Canopy.RunLoop, _ n: Int = 200) {
+    @MainActor private static func spin(_ loop: FrameLoop, _ n: Int = 200) {
         for _ in 0..<n { loop.runTurn(); Thread.sleep(forTimeInterval: 0.002) }
     }
 
@@ -36,7 +36,7 @@ final class DisplayRegressionTests: XCTestCase {
     /// commit, on the main thread), then turns until every transaction of `group` has completed:
     /// those displays have then landed or been dropped, however slow the workers are. A display
     /// that was never started leaves nothing to wait for, so its absence fails at once.
-    @MainActor private static func settle(_ loop: Canopy.RunLoop, _ group: TransactionGroup,
+    @MainActor private static func settle(_ loop: FrameLoop, _ group: TransactionGroup,
                                           file: StaticString = #filePath, line: UInt = #line) {
         loop.runTurn()
         XCTAssertTrue(HangGuard.wait(until: { group.pendingCount == 0 }, step: { loop.runTurn() }),
@@ -46,7 +46,7 @@ final class DisplayRegressionTests: XCTestCase {
     // 1. Suspend while a display is in flight, then resume: nothing ever redisplays.
     func testResumeAfterInFlightSuspensionRedisplays() {
         MainActor.assumeIsolated {
-            let loop = Canopy.RunLoop()
+            let loop = FrameLoop()
             let group = TransactionGroup(runLoop: loop)
             DisplayScheduler.shared.install(on: loop, group: group)
             let node = Gated()
@@ -70,7 +70,7 @@ final class DisplayRegressionTests: XCTestCase {
     // 2. Removing a subnode of a loaded rasterizing node leaves its pixels in the bitmap.
     func testRemovingAChildOfARasterizerRedisplays() {
         MainActor.assumeIsolated {
-            let loop = Canopy.RunLoop()
+            let loop = FrameLoop()
             let group = TransactionGroup(runLoop: loop)
             DisplayScheduler.shared.install(on: loop, group: group)
             let r = DisplayNode(); r.rasterizesSubtree = true
@@ -89,7 +89,7 @@ final class DisplayRegressionTests: XCTestCase {
     // 2b. Adding a grandchild inside a rasterized subtree does not redisplay.
     func testAddingAGrandchildInARasterizedSubtreeRedisplays() {
         MainActor.assumeIsolated {
-            let loop = Canopy.RunLoop()
+            let loop = FrameLoop()
             let group = TransactionGroup(runLoop: loop)
             DisplayScheduler.shared.install(on: loop, group: group)
             let r = DisplayNode(); r.rasterizesSubtree = true
@@ -108,7 +108,7 @@ final class DisplayRegressionTests: XCTestCase {
     // 3. A rasterizing node inside a container lands on its own, not with the container's transaction.
     func testARasterizerInsideAContainerLandsWithIt() {
         MainActor.assumeIsolated {
-            let loop = Canopy.RunLoop()
+            let loop = FrameLoop()
             let group = TransactionGroup(runLoop: loop)
             DisplayScheduler.shared.install(on: loop, group: group)
             let cell = DisplayNode(); cell.isTransactionContainer = true
@@ -140,7 +140,7 @@ final class DisplayRegressionTests: XCTestCase {
     // 4. A transaction whose queue was shut down never completes; the group keeps it forever.
     func testATransactionOnAStoppedQueueCompletes() {
         MainActor.assumeIsolated {
-            let loop = Canopy.RunLoop()
+            let loop = FrameLoop()
             let group = TransactionGroup(runLoop: loop)
             let queue = DisplayQueue(workers: 1, name: "t"); queue.shutdown()
             let t = AsyncTransaction(group: group, queue: queue)
@@ -158,7 +158,7 @@ final class DisplayRegressionTests: XCTestCase {
             let node = Gated(); node.frame = CGRect(x: 0, y: 0, width: 4, height: 4)
             let layer = node.layer        // schedules it
             DisplayScheduler.shared.displayWaiting()   // not installed: clears the list
-            let loop = Canopy.RunLoop()
+            let loop = FrameLoop()
             let group = TransactionGroup(runLoop: loop)
             DisplayScheduler.shared.install(on: loop, group: group)
             Self.settle(loop, group)
@@ -169,7 +169,7 @@ final class DisplayRegressionTests: XCTestCase {
     // 6. A node that draws nothing still gets a full-size transparent bitmap.
     func testANonDrawingNodeGetsNoBitmap() {
         MainActor.assumeIsolated {
-            let loop = Canopy.RunLoop()
+            let loop = FrameLoop()
             let group = TransactionGroup(runLoop: loop)
             DisplayScheduler.shared.install(on: loop, group: group)
             let node = DisplayNode(); node.frame = CGRect(x: 0, y: 0, width: 500, height: 500)
@@ -184,7 +184,7 @@ final class DisplayRegressionTests: XCTestCase {
     // 7. A node does not keep its completed transaction (nor, through it, an uninstalled group).
     func testANodeDoesNotKeepItsCompletedTransaction() {
         MainActor.assumeIsolated {
-            let loop = Canopy.RunLoop()
+            let loop = FrameLoop()
             DisplayScheduler.shared.install(on: loop)
             guard let group = DisplayScheduler.shared.transactionGroup else { return XCTFail("not installed") }
             let node = Gated(); node.frame = CGRect(x: 0, y: 0, width: 4, height: 4)
@@ -198,7 +198,7 @@ final class DisplayRegressionTests: XCTestCase {
 final class DisplaySchedulerInstallTests: XCTestCase {
     func testInstallUninstallLeavesNoObservers() {
         MainActor.assumeIsolated {
-            let loop = Canopy.RunLoop()
+            let loop = FrameLoop()
             func count() -> Int { Mirror(reflecting: Mirror(reflecting: loop).descendant("observers")!).children.count }
             let before = count()
             for _ in 0..<5 { DisplayScheduler.shared.install(on: loop); DisplayScheduler.shared.uninstall() }

@@ -12,7 +12,7 @@ private final class StubBacking: LayerBacking {
 final class LayerAnimatorTests: XCTestCase {
     func testAnAnimationRunsFromItsFirstTurnToItsEndThenCompletes() {
         MainActor.assumeIsolated {
-            let loop = Canopy.RunLoop()
+            let loop = FrameLoop()
             let animator = LayerAnimator(runLoop: loop)
             let layer = Layer()
             var finished: [Bool] = []
@@ -35,7 +35,7 @@ final class LayerAnimatorTests: XCTestCase {
 
     func testReplacingOrRemovingAnAnimationCompletesItUnfinished() {
         MainActor.assumeIsolated {
-            let loop = Canopy.RunLoop()
+            let loop = FrameLoop()
             let animator = LayerAnimator(runLoop: loop)
             let layer = Layer()
             var log: [String] = []
@@ -54,7 +54,7 @@ final class LayerAnimatorTests: XCTestCase {
 
     func testWhenPresentedWaitsForTheBackendToUploadTheTree() {
         MainActor.assumeIsolated {
-            let loop = Canopy.RunLoop()
+            let loop = FrameLoop()
             let animator = LayerAnimator(runLoop: loop)
             let root = Layer()
             let child = Layer()

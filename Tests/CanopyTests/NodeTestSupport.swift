@@ -19,8 +19,8 @@ enum NodeTestSupport {
     /// A run loop with `DisplayScheduler.shared` installed on it at `scale` (tests uninstall it in
     /// their tearDown).
     @MainActor
-    static func makeLoop(scale: CGFloat = 1) -> (Canopy.RunLoop, TransactionGroup) {
-        let loop = Canopy.RunLoop()
+    static func makeLoop(scale: CGFloat = 1) -> (FrameLoop, TransactionGroup) {
+        let loop = FrameLoop()
         let group = TransactionGroup(runLoop: loop)
         DisplayScheduler.shared.install(on: loop, group: group, scale: scale)
         return (loop, group)
@@ -29,7 +29,7 @@ enum NodeTestSupport {
     /// Turns `loop` until `done()` (`HangGuard.seconds` is a hang guard, not a timing check); fails
     /// where it was called, with `message`, if `done()` never came true.
     @MainActor
-    static func turn(_ loop: Canopy.RunLoop, until done: () -> Bool, _ message: String = "the display never landed",
+    static func turn(_ loop: FrameLoop, until done: () -> Bool, _ message: String = "the display never landed",
                      file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertTrue(HangGuard.wait(until: done, step: { loop.runTurn() }), message, file: file, line: line)
     }

@@ -34,8 +34,8 @@ private final class FakeBacking: LayerBacking {
 
 final class PlaceholderTests: XCTestCase {
     @MainActor
-    private static func makeLoop() -> Canopy.RunLoop {
-        let loop = Canopy.RunLoop()
+    private static func makeLoop() -> FrameLoop {
+        let loop = FrameLoop()
         DisplayScheduler.shared.install(on: loop, scale: 1)
         return loop
     }

@@ -33,15 +33,15 @@ final class RunLoopQueueTests: XCTestCase {
 
     /// The number of observers `loop` has, read by reflection (the list is private).
     @MainActor
-    private static func observerCount(_ loop: Canopy.RunLoop) throws -> Int {
+    private static func observerCount(_ loop: FrameLoop) throws -> Int {
         let observers = try XCTUnwrap(Mirror(reflecting: loop).descendant("observers"),
-                                      "RunLoop's observer list is no longer called `observers`")
+                                      "FrameLoop's observer list is no longer called `observers`")
         return Mirror(reflecting: observers).children.count
     }
 
     func testItemsAreHandledInFIFOOrder() {
         MainActor.assumeIsolated {
-            let loop = RunLoop(waiter: RecordingWaiter())
+            let loop = FrameLoop(waiter: RecordingWaiter())
             var log: [String] = []
             let queue = RunLoopQueue<Item>(runLoop: loop, budget: .infinity) { item, _ in log.append(item.name) }
             let items = Self.items(5)
@@ -59,7 +59,7 @@ final class RunLoopQueueTests: XCTestCase {
 
     func testEnqueueingAWaitingItemDoesNothing() {
         MainActor.assumeIsolated {
-            let loop = RunLoop(waiter: RecordingWaiter())
+            let loop = FrameLoop(waiter: RecordingWaiter())
             var log: [String] = []
             let queue = RunLoopQueue<Item>(runLoop: loop, budget: .infinity) { item, _ in log.append(item.name) }
             let (a, b, c) = (Item("a"), Item("b"), Item("c"))
@@ -78,7 +78,7 @@ final class RunLoopQueueTests: XCTestCase {
 
     func testAnItemCanBeEnqueuedAgainOnceHandled() {
         MainActor.assumeIsolated {
-            let loop = RunLoop(waiter: RecordingWaiter())
+            let loop = FrameLoop(waiter: RecordingWaiter())
             var log: [String] = []
             let (a, b) = (Item("a"), Item("b"))
             var reenqueued = false
@@ -106,7 +106,7 @@ final class RunLoopQueueTests: XCTestCase {
         MainActor.assumeIsolated {
             // After each item the turn has taken 1.5, 3.0, 4.5 ms: the third reaches the budget,
             // so 3 per turn, and 10 items take turns of 3, 3, 3, 1.
-            let loop = RunLoop(waiter: RecordingWaiter())
+            let loop = FrameLoop(waiter: RecordingWaiter())
             let clock = FakeClock()
             var handledThisTurn = 0
             let queue = RunLoopQueue<Item>(runLoop: loop, budget: 0.004, clock: { clock.now }) { _, _ in
@@ -139,7 +139,7 @@ final class RunLoopQueueTests: XCTestCase {
     func testA4msBudgetHandles6ItemsPerTurnWhenEachTakes0_7ms() {
         MainActor.assumeIsolated {
             // 5 items take 3.5 ms (< 4), the 6th brings it to 4.2 ms: 6 per turn; 20 = 6+6+6+2.
-            let loop = RunLoop(waiter: RecordingWaiter())
+            let loop = FrameLoop(waiter: RecordingWaiter())
             let clock = FakeClock()
             var handledThisTurn = 0
             let queue = RunLoopQueue<Item>(runLoop: loop, budget: 0.004, clock: { clock.now }) { _, _ in
@@ -161,7 +161,7 @@ final class RunLoopQueueTests: XCTestCase {
         MainActor.assumeIsolated {
             // Binary fractions, so the sums are exact: a budget of 1/256 s and items of 1/1024 s
             // reach it exactly after 4 items, and reaching it is enough to stop.
-            let loop = RunLoop(waiter: RecordingWaiter())
+            let loop = FrameLoop(waiter: RecordingWaiter())
             let clock = FakeClock()
             let queue = RunLoopQueue<Item>(runLoop: loop, budget: 1.0 / 256, clock: { clock.now }) { _, _ in
                 clock.now += 1.0 / 1024
@@ -181,7 +181,7 @@ final class RunLoopQueueTests: XCTestCase {
         MainActor.assumeIsolated {
             // An item slower than the whole budget, then a zero budget, then a clock that
             // doesn't move with a negative budget: one item per turn each time, never zero.
-            let loop = RunLoop(waiter: RecordingWaiter())
+            let loop = FrameLoop(waiter: RecordingWaiter())
             let clock = FakeClock()
             let queue = RunLoopQueue<Item>(runLoop: loop, budget: 0.004, clock: { clock.now }) { _, _ in
                 clock.now += clock.step
@@ -203,7 +203,7 @@ final class RunLoopQueueTests: XCTestCase {
     func testChangingTheBudgetTakesEffectAtTheNextTurn() {
         MainActor.assumeIsolated {
             // 1.5 ms per item: 3 per turn at 4 ms; at 10 ms, 6 items take 9 ms and the 7th 10.5.
-            let loop = RunLoop(waiter: RecordingWaiter())
+            let loop = FrameLoop(waiter: RecordingWaiter())
             let clock = FakeClock()
             let queue = RunLoopQueue<Item>(runLoop: loop, clock: { clock.now }) { _, _ in clock.now += 0.0015 }
             XCTAssertEqual(queue.budget, 0.004, "the default budget")
@@ -219,7 +219,7 @@ final class RunLoopQueueTests: XCTestCase {
 
     func testIsQueueDrainedOnlyForTheLastItem() {
         MainActor.assumeIsolated {
-            let loop = RunLoop(waiter: RecordingWaiter())
+            let loop = FrameLoop(waiter: RecordingWaiter())
             let clock = FakeClock()
             var flags: [Bool] = []
             let queue = RunLoopQueue<Item>(runLoop: loop, budget: 0.004, clock: { clock.now }) { _, drained in
@@ -239,7 +239,7 @@ final class RunLoopQueueTests: XCTestCase {
 
     func testRemoveDropsAWaitingItemAndKeepsTheOrderOfTheRest() {
         MainActor.assumeIsolated {
-            let loop = RunLoop(waiter: RecordingWaiter())
+            let loop = FrameLoop(waiter: RecordingWaiter())
             var log: [String] = []
             let queue = RunLoopQueue<Item>(runLoop: loop, budget: .infinity) { item, _ in log.append(item.name) }
             let items = Self.items(6)
@@ -259,7 +259,7 @@ final class RunLoopQueueTests: XCTestCase {
 
     func testRemoveAllDropsEveryWaitingItem() {
         MainActor.assumeIsolated {
-            let loop = RunLoop(waiter: RecordingWaiter())
+            let loop = FrameLoop(waiter: RecordingWaiter())
             var log: [String] = []
             let queue = RunLoopQueue<Item>(runLoop: loop, budget: .infinity) { item, _ in log.append(item.name) }
             let items = Self.items(40)
@@ -280,7 +280,7 @@ final class RunLoopQueueTests: XCTestCase {
         MainActor.assumeIsolated {
             // Enqueues, removes and bounded turns in a seeded random mix, so the ring wraps,
             // grows and closes gaps from both ends; an array with linear search is the model.
-            let loop = RunLoop(waiter: RecordingWaiter())
+            let loop = FrameLoop(waiter: RecordingWaiter())
             let clock = FakeClock()
             var handled: [Item] = []
             let queue = RunLoopQueue<Item>(runLoop: loop, budget: 0.004, clock: { clock.now }) { item, _ in
@@ -335,7 +335,7 @@ final class RunLoopQueueTests: XCTestCase {
 
     func testHandledAndRemovedItemsAreReleased() {
         MainActor.assumeIsolated {
-            let loop = RunLoop(waiter: RecordingWaiter())
+            let loop = FrameLoop(waiter: RecordingWaiter())
             let queue = RunLoopQueue<Item>(runLoop: loop, budget: .infinity) { _, _ in }
             weak var removedFromTheFront: Item?
             weak var removedFromTheBack: Item?
@@ -366,7 +366,7 @@ final class RunLoopQueueTests: XCTestCase {
 
     func testADisabledQueueHandlesNothingUntilEnabledAgain() {
         MainActor.assumeIsolated {
-            let loop = RunLoop(waiter: RecordingWaiter())
+            let loop = FrameLoop(waiter: RecordingWaiter())
             var log: [String] = []
             let queue = RunLoopQueue<Item>(runLoop: loop, budget: .infinity) { item, _ in log.append(item.name) }
             queue.enqueue(Item("a"))
@@ -388,7 +388,7 @@ final class RunLoopQueueTests: XCTestCase {
 
     func testAHandlerThatDisablesTheQueueEndsTheTurn() {
         MainActor.assumeIsolated {
-            let loop = RunLoop(waiter: RecordingWaiter())
+            let loop = FrameLoop(waiter: RecordingWaiter())
             var log: [String] = []
             let this = WeakRef<RunLoopQueue<Item>>()
             let queue = RunLoopQueue<Item>(runLoop: loop, budget: .infinity) { item, _ in
@@ -407,7 +407,7 @@ final class RunLoopQueueTests: XCTestCase {
 
     func testAHandlerMayRemoveItemsThatAreStillWaiting() {
         MainActor.assumeIsolated {
-            let loop = RunLoop(waiter: RecordingWaiter())
+            let loop = FrameLoop(waiter: RecordingWaiter())
             var log: [String] = []
             let items = Self.items(4)
             let this = WeakRef<RunLoopQueue<Item>>()
@@ -426,7 +426,7 @@ final class RunLoopQueueTests: XCTestCase {
 
     func testInvalidateRemovesTheObserver() throws {
         try MainActor.assumeIsolated {
-            let loop = RunLoop(waiter: RecordingWaiter())
+            let loop = FrameLoop(waiter: RecordingWaiter())
             let before = try Self.observerCount(loop)
             var log: [String] = []
             let queue = RunLoopQueue<Item>(runLoop: loop, budget: .infinity) { item, _ in log.append(item.name) }
@@ -447,7 +447,7 @@ final class RunLoopQueueTests: XCTestCase {
 
     func testAReleasedQueueRemovesItsObserverAndItsHandlerNeverRunsAgain() throws {
         try MainActor.assumeIsolated {
-            let loop = RunLoop(waiter: RecordingWaiter())
+            let loop = FrameLoop(waiter: RecordingWaiter())
             let before = try Self.observerCount(loop)
             var log: [String] = []
             weak var released: RunLoopQueue<Item>?
@@ -474,7 +474,7 @@ final class RunLoopQueueTests: XCTestCase {
     func testAQueueReleasedOnAnotherThreadRemovesItsObserverAtTheNextTurn() throws {
         try MainActor.assumeIsolated {
             let waiter = RecordingWaiter()
-            let loop = RunLoop(waiter: waiter)
+            let loop = FrameLoop(waiter: waiter)
             let before = try Self.observerCount(loop)
             var log: [String] = []
             let holder = Box<RunLoopQueue<Item>?>(RunLoopQueue<Item>(runLoop: loop) { item, _ in log.append(item.name) })
@@ -502,7 +502,7 @@ final class RunLoopQueueTests: XCTestCase {
     func testAFrameIsRequestedOnEnqueueAndWhileItemsRemain() {
         MainActor.assumeIsolated {
             let waiter = RecordingWaiter()
-            let loop = RunLoop(waiter: waiter)
+            let loop = FrameLoop(waiter: waiter)
             let clock = FakeClock()
             let queue = RunLoopQueue<Item>(runLoop: loop, budget: 0.004, clock: { clock.now }) { _, _ in
                 clock.now += 0.0015
@@ -534,7 +534,7 @@ final class RunLoopQueueTests: XCTestCase {
 
     func testTheQueueRunsAtItsPhaseAndOrder() {
         MainActor.assumeIsolated {
-            let loop = RunLoop(waiter: RecordingWaiter())
+            let loop = FrameLoop(waiter: RecordingWaiter())
             var log: [String] = []
             loop.addObserver(.beforeCommit, order: 1) { _ in log.append("beforeCommit+1") }
             loop.addObserver(.layout) { _ in log.append("layout") }
@@ -552,7 +552,7 @@ final class RunLoopQueueTests: XCTestCase {
 
     func testTheDefaultPhaseIsBeforePresent() {
         MainActor.assumeIsolated {
-            let loop = RunLoop(waiter: RecordingWaiter())
+            let loop = FrameLoop(waiter: RecordingWaiter())
             var log: [String] = []
             loop.addObserver(.beforePresent, order: 1) { _ in log.append("beforePresent+1") }
             loop.addObserver(.afterCommit, order: 100) { _ in log.append("afterCommit") }

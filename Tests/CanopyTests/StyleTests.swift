@@ -119,16 +119,16 @@ final class StyleTests: XCTestCase {
         XCTAssertEqual(style.preferredSize, sz(0, 40))
     }
 
-    // MARK: Dimension
+    // MARK: LayoutDimension
 
     func testDimensionResolve() {
-        XCTAssertEqual(Dimension.points(12).resolve(parent: 200, auto: 5), 12)
+        XCTAssertEqual(LayoutDimension.points(12).resolve(parent: 200, auto: 5), 12)
         // 0.25 × 200 = 50
-        XCTAssertEqual(Dimension.fraction(0.25).resolve(parent: 200, auto: 5), 50)
-        XCTAssertEqual(Dimension.auto.resolve(parent: 200, auto: 5), 5)
+        XCTAssertEqual(LayoutDimension.fraction(0.25).resolve(parent: 200, auto: 5), 50)
+        XCTAssertEqual(LayoutDimension.auto.resolve(parent: 200, auto: 5), 5)
         // A fraction of an undefined (NaN) or infinite parent is the auto value.
-        XCTAssertEqual(Dimension.fraction(0.25).resolve(parent: .nan, auto: 5), 5)
-        XCTAssertEqual(Dimension.fraction(0.25).resolve(parent: unbounded, auto: 5), 5)
+        XCTAssertEqual(LayoutDimension.fraction(0.25).resolve(parent: .nan, auto: 5), 5)
+        XCTAssertEqual(LayoutDimension.fraction(0.25).resolve(parent: unbounded, auto: 5), 5)
     }
 
     // MARK: Resolution (ASLayoutElementSizeResolve)

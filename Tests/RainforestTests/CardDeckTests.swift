@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import Rainforest
+@testable import RainforestKit
 
 final class CardDeckTests: XCTestCase {
     static let resources = Resources(root: URL(fileURLWithPath: #filePath).deletingLastPathComponent()

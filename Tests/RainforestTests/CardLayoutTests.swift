@@ -2,7 +2,7 @@ import Canopy
 import CanopyGraphics
 import Foundation
 import XCTest
-@testable import Rainforest
+@testable import RainforestKit
 
 final class CardLayoutTests: XCTestCase {
     /// The frames of the card's parts, by walking the layout tree and adding positions.

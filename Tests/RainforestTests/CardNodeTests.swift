@@ -2,7 +2,7 @@ import Canopy
 import CanopyGraphics
 import Foundation
 import XCTest
-@testable import Rainforest
+@testable import RainforestKit
 
 /// The tutorial's card as nodes, drawn for real: blurred photo behind, gradient, texts, border,
 /// placeholder with its leaf.

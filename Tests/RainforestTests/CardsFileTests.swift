@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import Rainforest
+@testable import RainforestKit
 
 final class CardsFileTests: XCTestCase {
     // MARK: Helpers

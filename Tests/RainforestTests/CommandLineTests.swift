@@ -2,7 +2,7 @@ import CanopyGraphics
 import CanopyTestSupport
 import Foundation
 import XCTest
-@testable import Rainforest
+@testable import RainforestKit
 
 /// The real `rainforest` binary, run headless as a user would: screenshots with pixels where
 /// cards must be, the bench's JSON, and every bad input ending in one line and status 2.

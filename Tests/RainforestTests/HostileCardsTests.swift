@@ -2,7 +2,7 @@ import Canopy
 import CanopyGraphics
 import Foundation
 import XCTest
-@testable import Rainforest
+@testable import RainforestKit
 
 /// Issue 8's hostile card data, as cards: a 10 MB description, right-to-left and emoji text,
 /// repeated names, unknown fields and a missing image, drawn by `CardNode` and by the binary.

@@ -3,7 +3,7 @@ import CanopyGraphics
 import Foundation
 import Synchronization
 import XCTest
-@testable import Rainforest
+@testable import RainforestKit
 
 /// Issue 8's hostile images, each as a card, through the embedded collection (a cards.json naming
 /// them) and through `--images`: an empty file, truncated JPEG, PNG and WebP, a text file named

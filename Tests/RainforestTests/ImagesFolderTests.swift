@@ -3,7 +3,7 @@ import CanopyGraphics
 import CanopySDL
 import Foundation
 import XCTest
-@testable import Rainforest
+@testable import RainforestKit
 
 /// `--images DIR`: a folder made here (generated and copied images, a text file named .jpg, an
 /// empty file, JPEGs cut short in the header and in the data, a broken link, a hidden file, a

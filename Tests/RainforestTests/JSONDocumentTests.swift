@@ -1,5 +1,5 @@
 import XCTest
-@testable import Rainforest
+@testable import RainforestKit
 
 final class JSONDocumentTests: XCTestCase {
     // MARK: Helpers

@@ -4,7 +4,7 @@ import CanopySDL
 import CanopyTestSupport
 import Foundation
 import XCTest
-@testable import Rainforest
+@testable import RainforestKit
 
 /// What the Rainforest tests share: the project's Resources, the graphics set up for drawing,
 /// a card drawn now, turning a headless application until something happened, and recognising
@@ -25,7 +25,7 @@ enum RainforestTestSupport {
     @MainActor
     static func displayedCard(_ entry: CardDeck.Entry, imagePath: String, scale: CGFloat,
                               configure: (CardNode) -> Void = { _ in }) -> CardNode {
-        DisplayScheduler.shared.install(on: Canopy.RunLoop(), scale: scale)
+        DisplayScheduler.shared.install(on: FrameLoop(), scale: scale)
         let card = CardNode(index: 0, entry: entry, imagePath: imagePath, scale: scale)
         configure(card)
         card.layoutAndApply(CardLayout.sizeRange)

@@ -4,7 +4,7 @@ import CanopySDL
 import CanopyTestSupport
 import Foundation
 import XCTest
-@testable import Rainforest
+@testable import RainforestKit
 
 /// The app's ends: without a display the windowed command fails in one line that says what to
 /// change, with status 1 (not a crash); and quitting while cards are being decoded and drawn ends

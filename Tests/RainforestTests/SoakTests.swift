@@ -2,7 +2,7 @@ import CanopyGraphics
 import CanopySDL
 import Foundation
 import XCTest
-@testable import Rainforest
+@testable import RainforestKit
 
 /// The soak's verdict and a short soak through the binary.
 final class SoakTests: XCTestCase {

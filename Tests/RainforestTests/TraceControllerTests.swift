@@ -1,7 +1,7 @@
 import Canopy
 import Foundation
 import XCTest
-@testable import Rainforest
+@testable import RainforestKit
 
 final class TraceControllerTests: XCTestCase {
     func testTheFileIsNamedAfterTheStartInLocalTime() {

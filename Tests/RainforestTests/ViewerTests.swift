@@ -2,7 +2,7 @@ import Canopy
 import CanopySDL
 import Foundation
 import XCTest
-@testable import Rainforest
+@testable import RainforestKit
 
 /// The viewer headless, over the package's cards: what it keeps when the grid is laid out again
 /// and when cards leave the screen.

@@ -12,10 +12,10 @@ public final class DisplayScheduler: Sendable {
     private struct Weak { weak var node: DisplayNode? }
     private struct State {
         var waiting: [Weak] = []
-        var runLoop: RunLoop?
+        var runLoop: FrameLoop?
         var group: TransactionGroup?
         var scale: CGFloat = 1
-        var token: RunLoop.ObserverToken?
+        var token: FrameLoop.ObserverToken?
         /// Whether `group` was made by `install` (so `uninstall` ends it).
         var ownsGroup = false
         var priority: (@Sendable (DisplayNode) -> DisplayPriority)?
@@ -60,7 +60,7 @@ public final class DisplayScheduler: Sendable {
 
     /// The run loop the scheduler is installed on, if any (main-thread work posted from other
     /// threads goes there).
-    public var runLoop: RunLoop? { state.withLock { $0.runLoop } }
+    public var runLoop: FrameLoop? { state.withLock { $0.runLoop } }
 
     /// The node's `displayPriority`, else its transaction container's, else the provider's answer,
     /// else `.visible`.
@@ -143,7 +143,7 @@ public final class DisplayScheduler: Sendable {
     /// Binds the scheduler to `runLoop` (main thread): displays run in its `beforeCommit` phase, and
     /// their transactions commit with `group` (one made for the loop if not given).
     @MainActor
-    public func install(on runLoop: RunLoop, group: TransactionGroup? = nil, scale: CGFloat = 1) {
+    public func install(on runLoop: FrameLoop, group: TransactionGroup? = nil, scale: CGFloat = 1) {
         uninstall()
         let ownsGroup = group == nil
         let group = group ?? TransactionGroup(runLoop: runLoop)
@@ -193,7 +193,7 @@ public final class DisplayScheduler: Sendable {
             defer { state.isScheduled = true }
             return !state.isScheduled
         }
-        let loop = state.withLock { state -> RunLoop? in
+        let loop = state.withLock { state -> FrameLoop? in
             if isNew { state.waiting.append(Weak(node: node)) }
             return state.runLoop
         }

@@ -30,12 +30,12 @@ public final class LayerAnimator {
         var body: @MainActor () -> Void
     }
 
-    public let runLoop: RunLoop
+    public let runLoop: FrameLoop
     private var animations: [Animation] = []
     private var waiters: [Waiter] = []
-    private var token: RunLoop.ObserverToken?
+    private var token: FrameLoop.ObserverToken?
 
-    public init(runLoop: RunLoop, order: Int = Int.min) {
+    public init(runLoop: FrameLoop, order: Int = Int.min) {
         self.runLoop = runLoop
         token = runLoop.addObserver(.beforePresent, order: order) { [weak self] turn in self?.tick(at: turn.time) }
     }

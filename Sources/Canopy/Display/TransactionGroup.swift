@@ -10,11 +10,11 @@ import Foundation
 /// `operationsFinished()`.
 @MainActor
 public final class TransactionGroup {
-    nonisolated private let runLoop: RunLoop
+    nonisolated private let runLoop: FrameLoop
     private var transactions: [AsyncTransaction] = []
-    private var token: RunLoop.ObserverToken?
+    private var token: FrameLoop.ObserverToken?
 
-    public init(runLoop: RunLoop) {
+    public init(runLoop: FrameLoop) {
         self.runLoop = runLoop
         token = runLoop.addObserver(.afterCommit, order: .max) { [weak self] _ in self?.commit() }
     }

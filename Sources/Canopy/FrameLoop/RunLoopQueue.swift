@@ -25,9 +25,9 @@ public final class RunLoopQueue<Item: AnyObject> {
     public typealias Handler = @MainActor (_ item: Item, _ isQueueDrained: Bool) -> Void
 
     /// The loop whose turns drain the queue.
-    public let runLoop: RunLoop
+    public let runLoop: FrameLoop
     /// The point of the turn where the queue's observer runs.
-    public let phase: RunLoop.Phase
+    public let phase: FrameLoop.Phase
     /// The observer's order within `phase` (lower runs first).
     public let order: Int
 
@@ -59,7 +59,7 @@ public final class RunLoopQueue<Item: AnyObject> {
 
     private let clock: () -> TimeInterval
     private let handler: Handler
-    private var token: RunLoop.ObserverToken?
+    private var token: FrameLoop.ObserverToken?
 
     // The waiting items: a ring buffer whose capacity is 0 or a power of two. The item at
     // position `i` (0 ..< count, front first) is at `storage[(head + i) & (storage.count - 1)]`;
@@ -77,7 +77,7 @@ public final class RunLoopQueue<Item: AnyObject> {
     ///   - budget: the most time a turn spends on items, in seconds (4 ms by default).
     ///   - clock: the time source for the budget, in seconds; tests inject a fake one.
     ///   - handler: called with each item in turn, on the main thread.
-    public init(runLoop: RunLoop, budget: TimeInterval = 0.004, phase: RunLoop.Phase = .beforePresent,
+    public init(runLoop: FrameLoop, budget: TimeInterval = 0.004, phase: FrameLoop.Phase = .beforePresent,
                 order: Int = 0, clock: @escaping () -> TimeInterval = MonotonicClock.now,
                 handler: @escaping Handler) {
         self.runLoop = runLoop

@@ -185,7 +185,7 @@ struct StackLayoutAlgorithm {
     }
 
     /// A child's [min, max] on one axis from its style; auto is [0, ∞), and min wins over max.
-    private static func bounds(min: Dimension, max: Dimension, parent: CGFloat) -> ClosedRange<CGFloat> {
+    private static func bounds(min: LayoutDimension, max: LayoutDimension, parent: CGFloat) -> ClosedRange<CGFloat> {
         let lower = Swift.max(0, min.resolve(parent: parent, auto: 0))
         let upper = max.resolve(parent: parent, auto: .infinity)
         return lower...Swift.max(lower, upper)

@@ -20,19 +20,19 @@ public final class Style: Sendable {
     /// The plain values of a style: what a layout reads, in one consistent copy.
     public struct Values: Sendable, Equatable {
         // Size (ASLayoutElementSize).
-        public var width: Dimension = .auto
-        public var height: Dimension = .auto
-        public var minWidth: Dimension = .auto
-        public var maxWidth: Dimension = .auto
-        public var minHeight: Dimension = .auto
-        public var maxHeight: Dimension = .auto
+        public var width: LayoutDimension = .auto
+        public var height: LayoutDimension = .auto
+        public var minWidth: LayoutDimension = .auto
+        public var maxWidth: LayoutDimension = .auto
+        public var minHeight: LayoutDimension = .auto
+        public var maxHeight: LayoutDimension = .auto
 
         // Flexbox (read by `StackLayoutSpec` from its children).
         public var spacingBefore: CGFloat = 0
         public var spacingAfter: CGFloat = 0
         public var flexGrow: CGFloat = 0
         public var flexShrink: CGFloat = 0
-        public var flexBasis: Dimension = .auto
+        public var flexBasis: LayoutDimension = .auto
         public var alignSelf: AlignSelf = .auto
         public var ascender: CGFloat = 0
         public var descender: CGFloat = 0
@@ -57,7 +57,7 @@ public final class Style: Sendable {
             return SizeRange(min: CGSize(width: w.min, height: h.min), max: CGSize(width: w.max, height: h.max))
         }
 
-        private static func resolveAxis(exact: Dimension, min: Dimension, max: Dimension, parent: CGFloat,
+        private static func resolveAxis(exact: LayoutDimension, min: LayoutDimension, max: LayoutDimension, parent: CGFloat,
                                         autoMin: CGFloat, autoMax: CGFloat) -> (min: CGFloat, max: CGFloat) {
             let lower = min.resolve(parent: parent, auto: autoMin)
             let upper = max.resolve(parent: parent, auto: autoMax)
@@ -102,27 +102,27 @@ public final class Style: Sendable {
         properties.update(change)
     }
 
-    public var width: Dimension {
+    public var width: LayoutDimension {
         get { values.width }
         set { update { $0.width = newValue } }
     }
-    public var height: Dimension {
+    public var height: LayoutDimension {
         get { values.height }
         set { update { $0.height = newValue } }
     }
-    public var minWidth: Dimension {
+    public var minWidth: LayoutDimension {
         get { values.minWidth }
         set { update { $0.minWidth = newValue } }
     }
-    public var maxWidth: Dimension {
+    public var maxWidth: LayoutDimension {
         get { values.maxWidth }
         set { update { $0.maxWidth = newValue } }
     }
-    public var minHeight: Dimension {
+    public var minHeight: LayoutDimension {
         get { values.minHeight }
         set { update { $0.minHeight = newValue } }
     }
-    public var maxHeight: Dimension {
+    public var maxHeight: LayoutDimension {
         get { values.maxHeight }
         set { update { $0.maxHeight = newValue } }
     }
@@ -147,7 +147,7 @@ public final class Style: Sendable {
         set { update { $0.flexShrink = newValue } }
     }
     /// The child's initial main-axis length before growing or shrinking (`.auto`: its measured size).
-    public var flexBasis: Dimension {
+    public var flexBasis: LayoutDimension {
         get { values.flexBasis }
         set { update { $0.flexBasis = newValue } }
     }
@@ -191,7 +191,7 @@ public final class Style: Sendable {
         set { update { $0.maxWidth = .points(newValue.width); $0.maxHeight = .points(newValue.height) } }
     }
 
-    private static func points(_ dimension: Dimension) -> CGFloat {
+    private static func points(_ dimension: LayoutDimension) -> CGFloat {
         if case .points(let value) = dimension { return value }
         return 0
     }

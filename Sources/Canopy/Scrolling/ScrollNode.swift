@@ -25,7 +25,7 @@ open class ScrollNode: DisplayNode, @unchecked Sendable {
         var direction: ScrollDirection = .none
         var speed: CGFloat = 0
         var hasScrolled = false
-        var observer: (RunLoop, RunLoop.ObserverToken)?
+        var observer: (FrameLoop, FrameLoop.ObserverToken)?
     }
     private let scrolling = Mutex(Scrolling())
 

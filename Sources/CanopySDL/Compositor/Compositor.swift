@@ -122,7 +122,7 @@ public final class Compositor {
 
     /// A compositor drawing with `renderer`, whose uploads run in `runLoop`'s `beforePresent`
     /// phase at `uploadOrder` (the application composites after them, in the same turn).
-    init(renderer: OpaquePointer, runLoop: Canopy.RunLoop, uploadOrder: Int = Int.max - 1) {
+    init(renderer: OpaquePointer, runLoop: FrameLoop, uploadOrder: Int = Int.max - 1) {
         self.renderer = renderer
         premultipliedMode = SDL_ComposeCustomBlendMode(
             SDL_BLENDFACTOR_ONE, SDL_BLENDFACTOR_ONE_MINUS_SRC_ALPHA, SDL_BLENDOPERATION_ADD,

@@ -37,7 +37,7 @@ public final class Application {
     public static let minimumSize = CGSize(width: 340, height: 200)
 
     public let options: Options
-    public let runLoop: Canopy.RunLoop
+    public let runLoop: FrameLoop
     /// The root of what is drawn; it fills the window.
     public let rootLayer = Layer()
     public let compositor: Compositor
@@ -185,7 +185,7 @@ public final class Application {
         var mode = SDL_DisplayMode()
         let refresh = SDL_GetWindowDisplayMode(window, &mode) == 0 && mode.refresh_rate > 0 ? Double(mode.refresh_rate) : 60
         waiter = SDLEventWaiter()
-        runLoop = Canopy.RunLoop(pacing: vsync ? .vsync(refreshRate: refresh) : .clock(rate: 60),
+        runLoop = FrameLoop(pacing: vsync ? .vsync(refreshRate: refresh) : .clock(rate: 60),
                           waiter: waiter)
         compositor = Compositor(renderer: renderer, runLoop: runLoop)
         compositor.observeContents(of: rootLayer)
@@ -305,7 +305,7 @@ public final class Application {
         }
     }
 
-    private func composite(_ turn: Canopy.RunLoop.Turn) {
+    private func composite(_ turn: FrameLoop.Turn) {
         compositeTrace = Tracer.shared.begin("composite", category: "frame")
         compositor.scale = scale
         compositor.beginFrame(clearColor: clearColor)

@@ -2,9 +2,9 @@ import Canopy
 import CSDL2
 import Foundation
 
-/// Sleeps the run loop in SDL's event wait, so that input and `RunLoop.perform` both wake it.
+/// Sleeps the run loop in SDL's event wait, so that input and `FrameLoop.perform` both wake it.
 /// `wake()` pushes an SDL user event, which SDL allows from any thread.
-final class SDLEventWaiter: RunLoopWaiter {
+final class SDLEventWaiter: FrameLoopWaiter {
     /// The SDL event type of the wake-up event.
     let wakeEventType: UInt32
 

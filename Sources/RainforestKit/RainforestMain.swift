@@ -2,10 +2,10 @@ import ArgumentParser
 import CanopySDL
 import Foundation
 
-/// The entry point: parses the command line and runs the command. Every failure the user can
-/// cause ends with one line on standard error and exit status 2.
-@main
-enum RainforestMain {
+/// The app's entry point, called by the `rainforest` executable's main.swift: parses the command
+/// line and runs the command. Every failure the user can cause ends with one line on standard
+/// error and exit status 2.
+public enum RainforestMain {
     /// How a run ended, when it did not exit by itself.
     private enum Ending {
         case finished
@@ -15,7 +15,7 @@ enum RainforestMain {
     }
 
     @MainActor
-    static func main() {
+    public static func main() {
         // Before any other thread allocates: one arena, which the memory trim reaches whole.
         MallocArenas.limitToOne()
         setlocale(LC_CTYPE, "") // the user's character set, for the window system's text

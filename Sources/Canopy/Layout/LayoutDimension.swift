@@ -1,11 +1,8 @@
 import Foundation
 
-/// A length that is resolved against the parent's size, as Texture's `ASDimension`.
-///
-/// Foundation also declares a `Dimension` (units of measure): in a file importing both Foundation
-/// and Canopy, name this type `Canopy.Dimension` or `LayoutDimension`, or let it be inferred
-/// (`style.width = .points(10)`).
-public enum Dimension: Sendable, Equatable {
+/// A length that is resolved against the parent's size, as Texture's `ASDimension`. (Named so
+/// that it needs no module prefix beside Foundation's `Dimension`, its units of measure.)
+public enum LayoutDimension: Sendable, Equatable {
     /// No opinion: the context decides (the "auto" value of the resolution).
     case auto
     /// An absolute length in points.
@@ -29,6 +26,3 @@ public enum Dimension: Sendable, Equatable {
         }
     }
 }
-
-/// `Dimension` under a name that Foundation does not also use.
-public typealias LayoutDimension = Dimension

@@ -3,7 +3,7 @@ import Synchronization
 
 /// What a run loop does when it has nothing to draw: sleep until woken. The default sleeps on a
 /// semaphore; a window backend replaces it with one that also wakes on input events.
-public protocol RunLoopWaiter: Sendable {
+public protocol FrameLoopWaiter: Sendable {
     /// Sleeps the main thread until `wake()` or, if given, the deadline (monotonic seconds).
     /// Called on the main thread only.
     func wait(until deadline: TimeInterval?)
@@ -16,7 +16,7 @@ public protocol RunLoopWaiter: Sendable {
 }
 
 /// The default waiter: a semaphore.
-public final class SemaphoreWaiter: RunLoopWaiter {
+public final class SemaphoreWaiter: FrameLoopWaiter {
     private let semaphore = DispatchSemaphore(value: 0)
     public init() {}
     public func wait(until deadline: TimeInterval?) {
@@ -41,7 +41,7 @@ public final class SemaphoreWaiter: RunLoopWaiter {
 /// then in the order they were added. The loop sleeps when no one asked for another frame,
 /// and `perform` or `setNeedsFrame` from any thread wakes it.
 @MainActor
-public final class RunLoop {
+public final class FrameLoop {
     /// The points of a turn where observers run, in the order they run.
     public enum Phase: Int, CaseIterable, Comparable, Sendable {
         case afterInput, layout, beforeCommit, afterCommit, beforePresent
@@ -82,7 +82,7 @@ public final class RunLoop {
         }
     }
 
-    public let waiter: any RunLoopWaiter
+    public let waiter: any FrameLoopWaiter
     public var pacing: Pacing {
         didSet { statistics.budgetMs = 1000.0 / pacing.refreshRate }
     }
@@ -101,7 +101,7 @@ public final class RunLoop {
     private var nextTick: TimeInterval?
     private var stopRequested = false
 
-    public init(pacing: Pacing = .clock(rate: 60), waiter: any RunLoopWaiter = SemaphoreWaiter()) {
+    public init(pacing: Pacing = .clock(rate: 60), waiter: any FrameLoopWaiter = SemaphoreWaiter()) {
         self.pacing = pacing
         self.waiter = waiter
         self.statistics = FrameStatistics(budgetMs: 1000.0 / pacing.refreshRate)

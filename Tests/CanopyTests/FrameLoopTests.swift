@@ -4,10 +4,10 @@ import XCTest
 @testable import Canopy
 
 /// XCTest runs tests on the main thread; each test asserts that and enters the main actor.
-final class RunLoopTests: XCTestCase {
+final class FrameLoopTests: XCTestCase {
     func testObserversRunInPhaseOrderThenByOrderThenByInsertion() {
         MainActor.assumeIsolated {
-            let loop = RunLoop()
+            let loop = FrameLoop()
             var log: [String] = []
             loop.addObserver(.beforePresent) { _ in log.append("present") }
             loop.addObserver(.layout, order: 5) { _ in log.append("layout+5") }
@@ -25,7 +25,7 @@ final class RunLoopTests: XCTestCase {
 
     func testRemovedObserversStopRunning() {
         MainActor.assumeIsolated {
-            let loop = RunLoop()
+            let loop = FrameLoop()
             var count = 0
             let token = loop.addObserver(.layout) { _ in count += 1 }
             loop.runTurn()
@@ -38,7 +38,7 @@ final class RunLoopTests: XCTestCase {
     func testPerformFromAnotherThreadWakesTheLoop() {
         MainActor.assumeIsolated {
             let waiter = RecordingWaiter()
-            let loop = RunLoop(waiter: waiter)
+            let loop = FrameLoop(waiter: waiter)
             loop.runTurn() // clears the request for a first frame
             XCTAssertFalse(loop.needsFrame)
             let ran = Box()
@@ -75,7 +75,7 @@ final class RunLoopTests: XCTestCase {
     func testWakeupsThatArriveWhileBusyAreDiscardedBeforeSleeping() {
         MainActor.assumeIsolated {
             let waiter = RecordingWaiter()
-            let loop = RunLoop(waiter: waiter)
+            let loop = FrameLoop(waiter: waiter)
             // Unowned: the loop keeps its observers, so a strong capture was a cycle (make test-asan).
             loop.addObserver(.layout) { [unowned loop] _ in loop.setNeedsFrame() }
             loop.runTurn()
@@ -87,7 +87,7 @@ final class RunLoopTests: XCTestCase {
 
     func testPostedWorkRunsInOrderExactlyOnce() {
         MainActor.assumeIsolated {
-            let loop = RunLoop()
+            let loop = FrameLoop()
             let log = Box<[Int]>([])
             let group = DispatchGroup()
             for i in 0..<100 {
@@ -103,7 +103,7 @@ final class RunLoopTests: XCTestCase {
 
     func testAFrameWhoseWorkOverrunsTheBudgetIsDropped() {
         MainActor.assumeIsolated {
-            let loop = RunLoop(pacing: .clock(rate: 60))
+            let loop = FrameLoop(pacing: .clock(rate: 60))
             let token = loop.addObserver(.layout) { _ in Thread.sleep(forTimeInterval: 0.025) }
             loop.runTurn()
             XCTAssertEqual(loop.statistics.totalDropped, 1)
@@ -121,7 +121,7 @@ final class RunLoopTests: XCTestCase {
     func testTheFirstTurnAfterAnIdleWaitHasNoInterval() {
         MainActor.assumeIsolated {
             let waiter = AnnouncingWaiter()
-            let loop = RunLoop(waiter: waiter)
+            let loop = FrameLoop(waiter: waiter)
             loop.runTurn()
             loop.setNeedsFrame()
             loop.waitForNextFrame()
@@ -158,7 +158,7 @@ extension Box where T == Bool {
 }
 
 /// A semaphore waiter that tells other threads when the main thread goes to sleep in it.
-final class AnnouncingWaiter: RunLoopWaiter {
+final class AnnouncingWaiter: FrameLoopWaiter {
     /// Signalled each time `wait` starts.
     let asleep = DispatchSemaphore(value: 0)
     private let semaphore = SemaphoreWaiter()
@@ -171,7 +171,7 @@ final class AnnouncingWaiter: RunLoopWaiter {
 }
 
 /// A waiter that records what it was asked and returns at once.
-final class RecordingWaiter: RunLoopWaiter {
+final class RecordingWaiter: FrameLoopWaiter {
     let deadlines = Box<[TimeInterval?]>([])
     let log = Box<[String]>([])
     func wait(until deadline: TimeInterval?) {
@@ -186,7 +186,7 @@ final class RunLoopDeadlineTests: XCTestCase {
     func testAnIdleLoopSleepsUntilTheEarliestDeadline() {
         MainActor.assumeIsolated {
             let waiter = RecordingWaiter()
-            let loop = RunLoop(waiter: waiter)
+            let loop = FrameLoop(waiter: waiter)
             loop.runTurn()
             // Deadlines hours away: a deadline that passed before the wait (a stalled machine)
             // would end the wait without sleeping.
@@ -203,7 +203,7 @@ final class RunLoopDeadlineTests: XCTestCase {
     func testAPassedDeadlineIsClearedByTheTurnAfterIt() {
         MainActor.assumeIsolated {
             let waiter = RecordingWaiter()
-            let loop = RunLoop(waiter: waiter)
+            let loop = FrameLoop(waiter: waiter)
             loop.setNeedsFrame(at: MonotonicClock.now() - 1)
             loop.runTurn()
             loop.waitForNextFrame()

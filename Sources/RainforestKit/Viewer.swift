@@ -123,7 +123,7 @@ final class Viewer {
         DisplayScheduler.shared.slowDrawDelay = mode.slowDraw ? ViewerMode.slowDrawDelay : 0
     }
 
-    private func update(_ turn: Canopy.RunLoop.Turn) {
+    private func update(_ turn: FrameLoop.Turn) {
         if let script = scriptedOffset {
             collection.setContentOffset(script(turn.time))
         }
