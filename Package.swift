@@ -11,6 +11,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/apple/swift-algorithms", from: "1.2.0"),
     ],
     targets: [
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
@@ -26,7 +29,15 @@ let package = Package(
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("webp")]
         ),
         .target(name: "CanopyGraphics", dependencies: ["CSDL2", "CSDL2Image", "CSDL2TTF", "CCodecs"]),
-        .target(name: "Canopy", dependencies: ["CanopyGraphics"]),
+        .target(
+            name: "Canopy",
+            dependencies: [
+                "CanopyGraphics",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Collections", package: "swift-collections"),
+                .product(name: "Algorithms", package: "swift-algorithms"),
+            ]
+        ),
         .target(name: "CanopySDL", dependencies: ["Canopy", "CanopyGraphics", "CSDL2", "CSDL2Image", "CSDL2TTF", "CMalloc"]),
         // The app: cards and their file format, the card node, the viewer, the commands, the
         // benchmarks and the soak, as a library that the tests and the fuzzers import.
@@ -35,6 +46,7 @@ let package = Package(
             dependencies: [
                 "Canopy", "CanopyGraphics", "CanopySDL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The `rainforest` executable: main.swift alone, calling RainforestKit.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CanopySDL
 import Foundation
+import Logging
 
 /// The app's entry point, called by the `rainforest` executable's main.swift: parses the command
 /// line and runs the command. Every failure the user can cause ends with one line on standard
@@ -19,6 +20,12 @@ public enum RainforestMain {
         // Before any other thread allocates: one arena, which the memory trim reaches whole.
         MallocArenas.limitToOne()
         setlocale(LC_CTYPE, "") // the user's character set, for the window system's text
+        // What Canopy logs, warnings and worse, goes to standard error through swift-log.
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .warning
+            return handler
+        }
         // The process exits only after `run` has returned, when the parsed command and any
         // parse error are released: LeakSanitizer (make test-asan) cannot see the parser's
         // error through the Swift enums that hold it, and reported its contents as leaked

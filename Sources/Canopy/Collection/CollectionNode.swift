@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 
 /// Makes an item's cell; runs on a display worker.
@@ -384,10 +385,10 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
         guard deletions.allSatisfy({ (0..<oldCount).contains($0) }), reloads.allSatisfy({ (0..<oldCount).contains($0) }),
               insertions.allSatisfy({ (0..<newCount).contains($0) }),
               oldCount - deletions.count + insertions.count == newCount else {
-            FileHandle.standardError.write(Data("""
-                CollectionNode: invalid batch update (\(oldCount) items, -\(deletions.count) +\(insertions.count) \
-                does not give \(newCount), or an index is out of range); reloading the data instead\n
-                """.utf8))
+            Log.collection.warning("""
+                invalid batch update (\(oldCount) items, -\(deletions.count) +\(insertions.count) \
+                does not give \(newCount), or an index is out of range); reloading the data instead
+                """)
             model.withLock { $0.needsReloadData = true }
             return loadDataIfNeeded()
         }
