@@ -1,3 +1,4 @@
+import Algorithms
 import Foundation
 
 /// How a `CollectionNode` places its items (the role of Texture's collection layout delegate):
@@ -35,18 +36,15 @@ public struct CollectionLayoutResult: Sendable, Equatable {
     public static let empty = CollectionLayoutResult(frames: [], contentHeight: 0)
 
     /// The indices of the items whose frames overlap `rect` (share some area: touching edges do
-    /// not count), in index order: a bisection for the
-    /// first item that can reach the rect, then a scan until no later item can (O(log n + k) for
-    /// layouts whose items run down the content, as columns and lists do).
+    /// not count), in index order: a bisection for the first item that can reach the rect, then a
+    /// scan until no later item can (O(log n + k) for layouts whose items run down the content,
+    /// as columns and lists do).
     public func indices(intersecting rect: CGRect) -> [Int] {
         guard !frames.isEmpty, !rect.isNull else { return [] }
         var result: [Int] = []
-        var low = 0, high = frames.count
-        while low < high {
-            let mid = (low + high) / 2
-            if runningMaxBottom[mid] < rect.minY { low = mid + 1 } else { high = mid }
-        }
-        var i = low
+        // The running maximum only grows, so the items that can reach the rect are a suffix:
+        // swift-algorithms' bisection finds where it starts.
+        var i = runningMaxBottom.partitioningIndex { $0 >= rect.minY }
         while i < frames.count {
             if runningMinTop[i] > rect.maxY { break }
             if frames[i].overlaps(rect) { result.append(i) }

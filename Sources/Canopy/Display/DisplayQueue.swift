@@ -1,4 +1,5 @@
 import CanopyGraphics
+import Collections
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -20,23 +21,26 @@ public final class DisplayQueue: Sendable {
         public var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
     }
 
-    private struct Job {
+    private struct Job: Comparable {
         let priority: DisplayPriority
+        /// Unique per queue: the order jobs were queued in.
         let sequence: UInt64
         let ticket: Ticket
         let work: @Sendable () -> Void
         let onDrop: (@Sendable () -> Void)?
 
-        /// Heap order: more urgent first, then older first.
-        func precedes(_ other: Job) -> Bool {
-            if priority < other.priority { return true }
-            if other.priority < priority { return false }
-            return sequence < other.sequence
+        /// The heap's order, smallest first: more urgent first, then older first.
+        static func < (a: Job, b: Job) -> Bool {
+            if a.priority != b.priority { return a.priority < b.priority }
+            return a.sequence < b.sequence
         }
+
+        static func == (a: Job, b: Job) -> Bool { a.sequence == b.sequence }
     }
 
     private struct State {
-        var heap: [Job] = []
+        /// The waiting jobs (swift-collections' min-max heap; `popMin` is the most urgent).
+        var heap = Heap<Job>()
         var sequence: UInt64 = 0
         var stopped = false
         var running = 0
@@ -80,8 +84,8 @@ public final class DisplayQueue: Sendable {
         let accepted = state.withLock { state -> Bool in
             guard !state.stopped else { return false }
             state.sequence += 1
-            Self.push(Job(priority: priority, sequence: state.sequence, ticket: ticket, work: work, onDrop: onDrop),
-                      into: &state.heap)
+            state.heap.insert(Job(priority: priority, sequence: state.sequence, ticket: ticket, work: work,
+                                  onDrop: onDrop))
             return true
         }
         if accepted { available.signal() } else { onDrop?() }
@@ -99,8 +103,8 @@ public final class DisplayQueue: Sendable {
         let (wasRunning, dropped) = state.withLock { state -> (Bool, [Job]) in
             let was = !state.stopped
             state.stopped = true
-            defer { state.heap.removeAll() }
-            return (was, state.heap)
+            defer { state.heap = Heap() }
+            return (was, Array(state.heap.unordered))
         }
         for job in dropped { job.onDrop?() }
         guard wasRunning else { return }
@@ -119,7 +123,7 @@ public final class DisplayQueue: Sendable {
             available.wait()
             let next = state.withLock { state -> Next in
                 // Every wake-up before shutdown has a job: jobs pushed >= signals >= waits.
-                guard !state.stopped, let job = Self.pop(from: &state.heap) else { return .stop }
+                guard !state.stopped, let job = state.heap.popMin() else { return .stop }
                 if job.ticket.isCancelled { return .drop(job) }
                 state.running += 1
                 return .run(job)
@@ -136,35 +140,5 @@ public final class DisplayQueue: Sendable {
         }
         GraphicsLibrary.releaseThreadState()  // the work may have used SDL (decoding, text)
         finished.signal()
-    }
-
-    // MARK: A binary heap ordered by `Job.precedes`
-
-    private static func push(_ job: Job, into heap: inout [Job]) {
-        heap.append(job)
-        var child = heap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard heap[child].precedes(heap[parent]) else { break }
-            heap.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    private static func pop(from heap: inout [Job]) -> Job? {
-        guard !heap.isEmpty else { return nil }
-        heap.swapAt(0, heap.count - 1)
-        let top = heap.removeLast()
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1, right = left + 1
-            var first = parent
-            if left < heap.count && heap[left].precedes(heap[first]) { first = left }
-            if right < heap.count && heap[right].precedes(heap[first]) { first = right }
-            if first == parent { break }
-            heap.swapAt(parent, first)
-            parent = first
-        }
-        return top
     }
 }

@@ -1,3 +1,4 @@
+import Collections
 import Foundation
 
 /// Work spread over run-loop turns: items wait in FIFO order and each turn hands the handler as
@@ -61,14 +62,11 @@ public final class RunLoopQueue<Item: AnyObject> {
     private let handler: Handler
     private var token: FrameLoop.ObserverToken?
 
-    // The waiting items: a ring buffer whose capacity is 0 or a power of two. The item at
-    // position `i` (0 ..< count, front first) is at `storage[(head + i) & (storage.count - 1)]`;
-    // free slots hold nil, so a handled item is released at once.
-    private var storage: [Item?] = []
-    private var head = 0
+    /// The waiting items, front first (swift-collections' ring buffer: a handled item is
+    /// released at once, and removing one from the middle moves the nearer end).
+    private var items = Deque<Item>()
     /// The number of waiting items.
-    public private(set) var count = 0
-    /// The identities of the waiting items (valid as keys because the queue keeps them alive).
+    public var count: Int { items.count }
     private var members = Set<ObjectIdentifier>()
 
     /// Makes a queue and installs its observer at `phase`, `order` of `runLoop`.
@@ -119,9 +117,9 @@ public final class RunLoopQueue<Item: AnyObject> {
     /// Enqueues each of `items` in order, skipping those already waiting (including repeats
     /// within `items`), and asks for one frame if any was added. Returns how many were added.
     @discardableResult
-    public func enqueue(contentsOf items: some Sequence<Item>) -> Int {
+    public func enqueue(contentsOf newItems: some Sequence<Item>) -> Int {
         var added = 0
-        for item in items where append(item) { added += 1 }
+        for item in newItems where append(item) { added += 1 }
         if added > 0 { requestFrameIfNeeded() }
         return added
     }
@@ -131,35 +129,16 @@ public final class RunLoopQueue<Item: AnyObject> {
     @discardableResult
     public func remove(_ item: Item) -> Bool {
         guard members.remove(ObjectIdentifier(item)) != nil else { return false }
-        let mask = storage.count - 1
-        guard let position = (0..<count).first(where: { storage[(head + $0) & mask] === item }) else {
-            preconditionFailure("RunLoopQueue: a member is missing from the ring")
+        guard let position = items.firstIndex(where: { $0 === item }) else {
+            preconditionFailure("RunLoopQueue: a member is missing from the queue")
         }
-        // Close the gap from whichever end is nearer.
-        if position < count / 2 {
-            var i = position
-            while i > 0 {
-                storage[(head + i) & mask] = storage[(head + i - 1) & mask]
-                i -= 1
-            }
-            storage[head] = nil
-            head = (head + 1) & mask
-        } else {
-            for i in position..<(count - 1) {
-                storage[(head + i) & mask] = storage[(head + i + 1) & mask]
-            }
-            storage[(head + count - 1) & mask] = nil
-        }
-        count -= 1
-        if count == 0 { head = 0 }
+        items.remove(at: position)
         return true
     }
 
     /// Drops every waiting item (they are not handled) and frees the storage.
     public func removeAll() {
-        storage = []
-        head = 0
-        count = 0
+        items = Deque()
         members.removeAll()
     }
 
@@ -216,34 +195,19 @@ public final class RunLoopQueue<Item: AnyObject> {
         if count > 0 && isEnabled && isValid { runLoop.setNeedsFrame() }
     }
 
-    // MARK: - The ring
+    // MARK: - The items
 
     /// Adds `item` at the back unless it is waiting or the queue is invalid; returns whether it did.
     private func append(_ item: Item) -> Bool {
         guard isValid, members.insert(ObjectIdentifier(item)).inserted else { return false }
-        if count == storage.count { grow() }
-        storage[(head + count) & (storage.count - 1)] = item
-        count += 1
+        items.append(item)
         return true
     }
 
     /// Takes the front item; the queue must not be empty.
     private func dequeue() -> Item {
-        let item = storage[head]!
-        storage[head] = nil
-        count -= 1
-        head = count == 0 ? 0 : (head + 1) & (storage.count - 1)
+        let item = items.removeFirst()
         members.remove(ObjectIdentifier(item))
         return item
-    }
-
-    /// Doubles the capacity (at least 16), moving the items to the front of the new storage.
-    private func grow() {
-        let capacity = max(16, storage.count * 2)
-        var grown = [Item?](repeating: nil, count: capacity)
-        let mask = storage.count - 1
-        for i in 0..<count { grown[i] = storage[(head + i) & mask] }
-        storage = grown
-        head = 0
     }
 }
