@@ -11,8 +11,8 @@ struct CardArtist: Sendable {
     static let blurRadius: CGFloat = 30
     static let blurTint = Color(white: 0.5, alpha: 0.3)
     static let blurSaturation: CGFloat = 1.8
-    static let titleFont = Font(family: "Lato", size: 30, weight: .heavy)
-    static let descriptionFont = Font(family: "Lato", size: 16)
+    static let titleFont = RainforestFonts.lato(30, weight: .heavy)
+    static let descriptionFont = RainforestFonts.lato(16)
     static let textShadow = TextShadow(color: Color(white: 0, alpha: 0.6), offset: CGSize(width: 0, height: 1), blurRadius: 3)
     static let borderColor = Color(white: 0.85, alpha: 0.2)
 

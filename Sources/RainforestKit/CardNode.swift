@@ -23,7 +23,7 @@ final class CardNode: CellNode, @unchecked Sendable {
     static let placeholderGrey = Color(white: 0.85)
     static let leafColor = Color(white: 0.7)
     static let leafSize: CGFloat = 56
-    static let creditFont = Font(family: "Lato", size: 11)
+    static let creditFont = RainforestFonts.lato(11)
     static let favouriteSlop: CGFloat = 16
     static let fadeDuration: TimeInterval = 0.6
 

@@ -32,6 +32,9 @@ struct Content {
         if FontRegistry.shared.registerFonts(inDirectory: resources.fontsDirectory.path) == 0 {
             throw UserFacingError(message: "\(resources.fontsDirectory.path): no fonts found (expected Lato-*.ttf)")
         }
+        // Canopy names no font of its own: the text that names none (the image node's error
+        // state, button titles) is in Rainforest's Lato.
+        FontRegistry.shared.defaultFamily = RainforestFonts.family
         var images: URL?
         if let path = collection.images {
             do {

@@ -24,6 +24,15 @@ public enum FontWeight: Int, Sendable, Hashable, CaseIterable, Comparable {
 
 /// A font: a family, a weight, a slant and a size in points.
 public struct Font: Sendable, Hashable {
+    /// The family name that stands for the registry's default family (`FontRegistry.defaultFamily`),
+    /// which the app chooses: CanopyGraphics names no family of its own.
+    public static let defaultFamily = "default"
+
+    /// A font of the registry's default family, as UIKit's `systemFont(ofSize:)`.
+    public static func `default`(size: CGFloat, weight: FontWeight = .regular, italic: Bool = false) -> Font {
+        Font(family: defaultFamily, size: size, weight: weight, italic: italic)
+    }
+
     public var family: String
     public var weight: FontWeight
     public var italic: Bool

@@ -6,12 +6,15 @@ import Synchronization
 /// Why text could not be drawn.
 public enum FontError: Error, Sendable, Equatable, CustomStringConvertible {
     case noSuchFamily(String)
+    /// Text asked for the default family (`Font.defaultFamily`) of a registry that has none.
+    case noDefaultFamily
     case cannotOpen(path: String, reason: String)
     case renderFailed(String)
 
     public var description: String {
         switch self {
         case .noSuchFamily(let family): return "no font of the family \"\(family)\" is registered"
+        case .noDefaultFamily: return "no font is registered, so there is no default family"
         case .cannotOpen(let path, let reason): return "\((path as NSString).lastPathComponent): cannot open font (\(reason))"
         case .renderFailed(let reason): return "text rendering failed (\(reason))"
         }
@@ -29,7 +32,14 @@ public final class FontRegistry: Sendable {
     private struct FaceKey: Hashable { var family: String; var weight: FontWeight; var italic: Bool }
     private struct HandleKey: Hashable { var path: String; var pixelSize: Int }
 
-    private let faces = Mutex<[FaceKey: String]>([:])
+    private struct Faces {
+        var paths: [FaceKey: String] = [:]
+        /// The family chosen as the default, if the app chose one.
+        var defaultFamily: String?
+        /// The first family registered: the default until the app chooses one.
+        var firstFamily: String?
+    }
+    private let faces = Mutex(Faces())
     /// The open fonts of every registry, by file and pixel size, behind the one global lock
     /// under which every TTF_OpenFont happens (SDL_ttf shares one FreeType library between
     /// all fonts). Registries that name the same file share its handles.
@@ -41,7 +51,19 @@ public final class FontRegistry: Sendable {
 
     /// Registers a font file for a family, weight and slant.
     public func register(path: String, family: String, weight: FontWeight, italic: Bool = false) {
-        faces.withLock { $0[FaceKey(family: family, weight: weight, italic: italic)] = path }
+        faces.withLock {
+            $0.paths[FaceKey(family: family, weight: weight, italic: italic)] = path
+            if $0.firstFamily == nil { $0.firstFamily = family }
+        }
+    }
+
+    /// The family of `Font.defaultFamily` (and so of `TextLayout.defaultFont`, the text that names
+    /// no font): the one the app sets here, or until it sets one the first family registered.
+    /// CanopyGraphics itself names no family. Set it before text is laid out: layouts already
+    /// made keep the family they measured with.
+    public var defaultFamily: String? {
+        get { faces.withLock { $0.defaultFamily ?? $0.firstFamily } }
+        set { faces.withLock { $0.defaultFamily = newValue } }
     }
 
     /// Registers every `Family-Style.ttf` file of a directory ("Lato-Heavy.ttf",
@@ -69,13 +91,18 @@ public final class FontRegistry: Sendable {
     }
 
     /// The registered families.
-    public var families: Set<String> { faces.withLock { Set($0.keys.map(\.family)) } }
+    public var families: Set<String> { faces.withLock { Set($0.paths.keys.map(\.family)) } }
 
     /// The file of the registered face nearest to `font`: same slant first, then the
     /// closest weight (heavier on ties, as CSS resolves bold).
     func path(for font: Font) throws(FontError) -> String {
-        let candidates = faces.withLock { table in table.filter { $0.key.family == font.family } }
-        guard !candidates.isEmpty else { throw FontError.noSuchFamily(font.family) }
+        let resolved = faces.withLock { faces -> (family: String?, candidates: [FaceKey: String]) in
+            let family = font.family == Font.defaultFamily ? faces.defaultFamily ?? faces.firstFamily : font.family
+            return (family, faces.paths.filter { $0.key.family == family })
+        }
+        guard let family = resolved.family else { throw FontError.noDefaultFamily }
+        let candidates = resolved.candidates
+        guard !candidates.isEmpty else { throw FontError.noSuchFamily(family) }
         let best = candidates.min { a, b in
             let sa = a.key.italic == font.italic ? 0 : 1, sb = b.key.italic == font.italic ? 0 : 1
             if sa != sb { return sa < sb }

@@ -18,12 +18,12 @@ import Synchronization
 /// Limitations: SDL_ttf shapes each segment with HarfBuzz; a run of right-to-left characters
 /// (Hebrew, Arabic) is shaped right to left and a right-to-left paragraph's segments are placed
 /// from the right, but there is no full Unicode bidirectional reordering (numbers inside
-/// right-to-left text, nested embeddings). Fonts without a glyph (Lato has no Arabic, Hebrew or
-/// emoji) show SDL_ttf's missing-glyph box, measured and drawn alike; there is no font fallback
+/// right-to-left text, nested embeddings). Fonts without a glyph (the Lato that Rainforest uses
+/// has no Arabic, Hebrew or emoji) show SDL_ttf's missing-glyph box, measured and drawn alike; there is no font fallback
 /// and no colour emoji.
 public struct TextLayout: Sendable {
-    /// The font of text that has none.
-    public static let defaultFont = Font(family: "Lato", size: 16)
+    /// The font of text that has none: 16 points of the registry's default family.
+    public static let defaultFont = Font.default(size: 16)
     /// The colour of text that has none.
     public static let defaultForegroundColor = Color.black
     /// "…". Attributes it lacks come from the text it follows.
