@@ -51,8 +51,9 @@ let package = Package(
         ),
         // The `rainforest` executable: main.swift alone, calling RainforestKit.
         .executableTarget(name: "Rainforest", dependencies: ["RainforestKit"]),
-        // What every test target shares: waiting for a condition with a hang guard, never for a time.
-        .target(name: "CanopyTestSupport", path: "Tests/CanopyTestSupport"),
+        // What every test target shares: waiting for a condition with a hang guard (never for a
+        // time), the project's resources and fonts, and comparing pictures.
+        .target(name: "CanopyTestSupport", dependencies: ["Canopy", "CanopyGraphics"], path: "Tests/CanopyTestSupport"),
         .testTarget(name: "CanopyGraphicsTests", dependencies: ["CanopyGraphics", "CanopyTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyTestSupport"]),
         .testTarget(name: "CanopySDLTests", dependencies: ["CanopySDL", "CanopyTestSupport"]),

@@ -52,17 +52,25 @@ struct DisplayBenchmark {
 
     /// A card whose drawing is done already: it snapshots one bitmap, so its display start is
     /// the scheduler's and the transaction's own cost.
-    final class PreparedCardNode: DisplayNode, @unchecked Sendable {
+    final class PreparedCardNode: DisplayNode, ContentDrawing, @unchecked Sendable {
+        struct Snapshot: Sendable {
+            let bitmap: Bitmap
+            let size: CGSize
+        }
         let bitmap: Bitmap
         init(bitmap: Bitmap) {
             self.bitmap = bitmap
             super.init()
         }
-        override var drawsContents: Bool { true }
-        override func drawParameters() -> (any Sendable)? { bitmap }
-        override class func display(parameters: (any Sendable)?, size: CGSize, scale: CGFloat,
-                                    isCancelled: @Sendable () -> Bool) -> Bitmap? {
-            parameters as? Bitmap
+        func drawParameters() -> Snapshot { Snapshot(bitmap: bitmap, size: bounds.size) }
+        /// Its bitmap, as it is (the display).
+        class func display(_ snapshot: Snapshot, size: CGSize, scale: CGFloat,
+                           isCancelled: @Sendable () -> Bool) -> Bitmap? {
+            snapshot.bitmap
+        }
+        /// Its bitmap over its bounds (inside a rasterizing ancestor, which the benchmark has not).
+        class func draw(_ snapshot: Snapshot, in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
+            context.draw(snapshot.bitmap, in: CGRect(origin: .zero, size: snapshot.size))
         }
     }
 

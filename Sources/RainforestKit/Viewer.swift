@@ -18,6 +18,8 @@ final class Viewer {
 
     private let app: Application
     private var cardScale: CGFloat
+    /// The slow-draw mode's hook, installed on the display scheduler while the mode is on.
+    let slowDraw = SlowDraw(delay: ViewerMode.slowDrawDelay)
 
     /// How the cards are made (M, P, A, D): setting it reconfigures the collection and reloads
     /// the cards, whose old contents stay on screen until the new ones have displayed.
@@ -120,7 +122,8 @@ final class Viewer {
         source.mode = mode
         collection.rangeTuning = mode.mainThread ? .zero : RangeTuning()
         collection.allocatesCellsAsynchronously = !mode.mainThread
-        DisplayScheduler.shared.slowDrawDelay = mode.slowDraw ? ViewerMode.slowDrawDelay : 0
+        slowDraw.isOn = mode.slowDraw
+        DisplayScheduler.shared.drawHook = mode.slowDraw ? slowDraw : nil
     }
 
     private func update(_ turn: FrameLoop.Turn) {

@@ -1,16 +1,13 @@
 import CanopyGraphics
+import CanopyTestSupport
 import Foundation
 import XCTest
 
 /// What the graphics tests share: where the project's photos are, ImageMagick for generating
 /// test images, a checkerboard, and a scratch folder per test.
 enum Fixtures {
-    /// Resources/images at the package root, three levels above this file.
-    static let imagesDirectory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // CanopyGraphicsTests
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // the package root
-        .appendingPathComponent("Resources/images")
+    /// Resources/images.
+    static let imagesDirectory = TestResources.images
 
     /// ImageMagick's convert (the one on PATH may be a stand-in).
     static let convertPath = "/usr/bin/convert"

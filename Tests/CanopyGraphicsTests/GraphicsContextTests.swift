@@ -1,4 +1,5 @@
 import CanopyGraphics
+import CanopyTestSupport
 import Foundation
 import XCTest
 

@@ -5,11 +5,7 @@ import Synchronization
 import XCTest
 
 final class ImageCacheTests: XCTestCase {
-    private static let imagesDirectory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()
-        .deletingLastPathComponent()
-        .deletingLastPathComponent()
-        .appendingPathComponent("Resources/images")
+    private static let imagesDirectory = TestResources.images
 
     override func setUpWithError() throws {
         try super.setUpWithError()

@@ -1,4 +1,5 @@
 @testable import CanopyGraphics
+import CanopyTestSupport
 import Foundation
 import XCTest
 

@@ -1,26 +1,19 @@
 @testable import CanopyGraphics
+import CanopyTestSupport
 import Foundation
 import Synchronization
 import XCTest
 
 /// Fonts and helpers shared by the text tests.
 enum TextFixtures {
-    static let fontsDirectory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Resources/fonts").path
-
     /// A registry of its own with the Lato faces, so the tests do not depend on the shared one.
-    static let fonts: FontRegistry = {
-        let registry = FontRegistry()
-        registry.registerFonts(inDirectory: fontsDirectory)
-        return registry
-    }()
+    static let fonts = TestFonts.registry
 
     static let lato16 = Font(family: "Lato", size: 16)
 
     static func setUp() throws {
         try GraphicsLibrary.initialize()
-        XCTAssertGreaterThanOrEqual(fonts.families.count, 1, "no fonts in \(fontsDirectory)")
+        XCTAssertGreaterThanOrEqual(fonts.families.count, 1, "no fonts in \(TestResources.fontsDirectory)")
     }
 
     /// The width of `text` in whole pixels, as SDL_ttf measures one shaped line.

@@ -3,6 +3,7 @@ import CanopyGraphics
 import Foundation
 import XCTest
 @testable import CanopySDL
+import CanopyTestSupport
 
 /// The range overlay drawn by a headless application over a white window.
 final class RangeOverlayDrawingTests: XCTestCase {
@@ -25,7 +26,7 @@ final class RangeOverlayDrawingTests: XCTestCase {
 
     func testTheOverlayTintsOnScreenCellsAndDrawsThePanel() throws {
         try MainActor.assumeIsolated {
-            let app = try SDLTestSupport.headlessApp(width: 480, height: 750, renderDriver: "software", fonts: SDLTestSupport.fonts)
+            let app = try SDLTestSupport.headlessApp(width: 480, height: 750, renderDriver: "software", fonts: TestFonts.registry)
             defer { app.close() }
             var asked = 0
             app.rangeOverlaySource = { asked += 1; return Self.snapshot }

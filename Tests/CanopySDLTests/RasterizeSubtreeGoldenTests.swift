@@ -15,7 +15,7 @@ private struct ShapesParameters: Sendable {
 
 /// A node with contents of its own, drawn by the class-level `draw`: a diagonal gradient, a
 /// translucent rounded rect and a stroked frame.
-private final class ShapesNode: DisplayNode, @unchecked Sendable {
+private final class ShapesNode: DisplayNode, ContentDrawing, @unchecked Sendable {
     let colors: (from: Color, to: Color)
 
     init(from: Color, to: Color) {
@@ -23,15 +23,11 @@ private final class ShapesNode: DisplayNode, @unchecked Sendable {
         super.init()
     }
 
-    override var drawsContents: Bool { true }
-
-    @MainActor override func drawParameters() -> (any Sendable)? {
+    func drawParameters() -> ShapesParameters {
         ShapesParameters(size: bounds.size, from: colors.from, to: colors.to)
     }
 
-    override class func draw(parameters: (any Sendable)?, in context: GraphicsContext,
-                             isCancelled: @Sendable () -> Bool) {
-        guard let p = parameters as? ShapesParameters else { return }
+    class func draw(_ p: ShapesParameters, in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
         let bounds = CGRect(origin: .zero, size: p.size)
         context.drawLinearGradient(Gradient(colors: [p.from, p.to]), from: .zero,
                                    to: CGPoint(x: bounds.maxX, y: bounds.maxY),
@@ -160,7 +156,7 @@ final class RasterizeSubtreeGoldenTests: XCTestCase {
         enlarged.frame = CGRect(x: 272, y: 84, width: 36, height: 36)
         // Text.
         let text = TextNode()
-        text.fonts = SDLTestSupport.fonts
+        text.fonts = TestFonts.registry
         text.attributedText = AttributedString("Rainforest canopy", font: Font(family: "Lato", size: 18),
                                                color: Color(rgb8: 20, 50, 30))
         text.frame = CGRect(x: 12, y: 150, width: 200, height: 30)
@@ -265,47 +261,6 @@ final class RasterizeSubtreeGoldenTests: XCTestCase {
         XCTAssertEqual(magenta, 0, "\(driver): the hidden node is drawn")
     }
 
-    /// The largest channel difference, the pixels over `tolerance`, and a diff image: pixels
-    /// over it in red (brighter for larger differences), the others a faded grey copy.
-    private static func compare(_ a: Bitmap, _ b: Bitmap) -> (max: Int, over: Int, diff: Bitmap) {
-        var maxDifference = 0, over = 0
-        var diff = [UInt8](repeating: 255, count: a.width * a.height * 4)
-        for y in 0..<a.height {
-            for x in 0..<a.width {
-                let p = a.pixel(x: x, y: y), q = b.pixel(x: x, y: y)
-                let dr: Int = abs(Int(p.r) - Int(q.r)), dg: Int = abs(Int(p.g) - Int(q.g))
-                let db: Int = abs(Int(p.b) - Int(q.b))
-                let d = max(dr, dg, db)
-                maxDifference = max(maxDifference, d)
-                let i = (y * a.width + x) * 4
-                if d > tolerance {
-                    over += 1
-                    diff[i] = UInt8(min(255, 96 + d * 4)); diff[i + 1] = 0; diff[i + 2] = 0
-                } else {
-                    let luma: Int = (Int(p.r) * 3 + Int(p.g) * 6 + Int(p.b)) / 10
-                    let grey = UInt8(160 + luma * 60 / 255)
-                    diff[i] = grey; diff[i + 1] = grey; diff[i + 2] = grey
-                }
-            }
-        }
-        return (maxDifference, over, Bitmap(width: a.width, height: a.height, pixels: diff))
-    }
-
-    /// Writes the two renderings and their diff to a temporary folder; returns where.
-    private static func writeImages(_ images: [(String, Bitmap)]) -> String {
-        let directory = URL(fileURLWithPath: NSTemporaryDirectory())
-            .appendingPathComponent("canopy-rasterize-golden", isDirectory: true)
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            for (name, bitmap) in images {
-                try bitmap.writePNG(to: directory.appendingPathComponent("\(name).png").path)
-            }
-            return directory.path
-        } catch {
-            return "(could not write to \(directory.path): \(error))"
-        }
-    }
-
     @MainActor
     private static func check(driver: String) throws {
         let rasterized = try render(rasterized: true, driver: driver)
@@ -314,14 +269,15 @@ final class RasterizeSubtreeGoldenTests: XCTestCase {
         XCTAssertEqual(rasterized.width, layered.width)
         XCTAssertEqual(rasterized.height, layered.height)
         guard rasterized.width == layered.width, rasterized.height == layered.height else { return }
-        let (maxDifference, over, diff) = compare(rasterized, layered)
-        let total = rasterized.width * rasterized.height
+        let comparison = ImageComparison(rasterized, layered, tolerance: tolerance)
+        let maxDifference = comparison.maxDifference, over = comparison.differingPixels
+        let total = comparison.totalPixels
         let summary = "\(driver): max channel difference \(maxDifference), \(over) of \(total) pixels over \(tolerance)"
         print("RasterizeSubtreeGoldenTests: \(summary)")
         if maxDifference > Self.maxDifference || Double(over) > Double(total) * maxFractionOverTolerance
             || ProcessInfo.processInfo.environment["CANOPY_WRITE_RASTER_GOLDEN"] == "1" {
-            let folder = writeImages([("\(driver)-rasterized", rasterized), ("\(driver)-layers", layered),
-                                      ("\(driver)-diff", diff)])
+            let folder = ImageComparison.write([("\(driver)-rasterized", rasterized), ("\(driver)-layers", layered),
+                                                ("\(driver)-diff", comparison.diff)], to: "canopy-rasterize-golden")
             XCTAssertLessThanOrEqual(maxDifference, Self.maxDifference, "\(summary); images in \(folder)")
             XCTAssertLessThanOrEqual(Double(over), Double(total) * maxFractionOverTolerance, "\(summary); images in \(folder)")
         }

@@ -1,10 +1,11 @@
 import CanopyGraphics
 import CanopySDL
+import CanopyTestSupport
 import Foundation
 import XCTest
 
-/// What the SDL tests share: a headless application, the project's fonts and pixel checks on
-/// captured frames.
+/// What the SDL tests share: a headless application and pixel checks on captured frames (the
+/// fonts are CanopyTestSupport's `TestFonts`).
 enum SDLTestSupport {
     /// A headless application without the FPS overlay, drawing on white: what each frame shows is
     /// the test's layers alone. The caller closes it.
@@ -18,16 +19,6 @@ enum SDLTestSupport {
         app.clearColor = Color(white: 1)
         return app
     }
-
-    /// The Lato faces of Resources/fonts, in a registry of the tests' own.
-    static let fonts: FontRegistry = {
-        let registry = FontRegistry()
-        let directory = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Resources/fonts").path
-        registry.registerFonts(inDirectory: directory)
-        return registry
-    }()
 
     /// A pixel's colour as integers.
     static func rgb(_ frame: Bitmap, _ x: Int, _ y: Int) -> (Int, Int, Int) {

@@ -5,7 +5,7 @@ import XCTest
 @testable import Canopy
 
 final class ButtonNodeTests: XCTestCase {
-    private static let fonts = NodeTestSupport.fonts
+    private static let fonts = TestFonts.registry
 
     private static let wide = SizeRange(min: .zero, max: CGSize(width: 1000, height: 1000))
     private static let icon = Bitmap(width: 20, height: 30, fill: .red)

@@ -13,7 +13,7 @@ final class CollectionLog: Sendable {
 }
 
 /// A cell of a fixed height that fills itself with a colour; its drawing can be held at a gate.
-final class TestCell: CellNode, @unchecked Sendable {
+final class TestCell: CellNode, ContentDrawing, @unchecked Sendable {
     let item: Int
     let height: CGFloat
     let log: CollectionLog
@@ -28,13 +28,12 @@ final class TestCell: CellNode, @unchecked Sendable {
         super.init()
     }
 
-    override var drawsContents: Bool { true }
     override func calculateSizeThatFits(_ constrainedSize: CGSize) -> CGSize {
         CGSize(width: constrainedSize.width, height: height)
     }
-    @MainActor override func drawParameters() -> (any Sendable)? { gate }
-    override class func draw(parameters: (any Sendable)?, in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
-        if let gate = parameters as? DispatchSemaphore { _ = gate.wait(timeout: HangGuard.deadline); gate.signal() }
+    func drawParameters() -> DispatchSemaphore? { gate }
+    class func draw(_ gate: DispatchSemaphore?, in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
+        if let gate { _ = gate.wait(timeout: HangGuard.deadline); gate.signal() }
         context.fill(CGRect(x: 0, y: 0, width: 1000, height: 1000), with: .white)
     }
     @MainActor override func didEnterPreloadState() { log.add("\(item) enter preload") }
@@ -136,7 +135,7 @@ final class CollectionNodeTests: XCTestCase {
     /// A 400 x 300 collection (one column of 320 pt, x 40) on a loop, loaded, with `source`.
     @MainActor
     static func make(_ source: TestSource, height: CGFloat = 300) -> (CollectionNode, FrameLoop) {
-        let (loop, _) = NodeTestSupport.makeLoop()
+        let (loop, _) = TestLoop.make()
         let collection = CollectionNode()
         collection.frame = CGRect(x: 0, y: 0, width: 400, height: height)
         collection.dataSource = source
@@ -150,7 +149,7 @@ final class CollectionNodeTests: XCTestCase {
     /// no interface state until then).
     @MainActor
     static func settle(_ collection: CollectionNode, _ loop: FrameLoop, file: StaticString = #filePath, line: UInt = #line) {
-        NodeTestSupport.turn(loop, until: {
+        TestLoop.turn(loop, until: {
             let preload = collection.indicesOfItems(in: collection.ranges.preload)
             return collection.numberOfItems == 0
                 || (collection.isVisibleContentDisplayed && !collection.visibleItemIndices.isEmpty
@@ -162,7 +161,7 @@ final class CollectionNodeTests: XCTestCase {
     /// Turns until every item in the preload range has its cell and every visible one is displayed.
     @MainActor
     static func settleRanges(_ collection: CollectionNode, _ loop: FrameLoop, file: StaticString = #filePath, line: UInt = #line) {
-        NodeTestSupport.turn(loop, until: {
+        TestLoop.turn(loop, until: {
             collection.isVisibleContentDisplayed
                 && collection.indicesOfItems(in: collection.ranges.preload).allSatisfy { collection.nodeForItem(at: $0) != nil }
         }, file: file, line: line)
@@ -177,7 +176,7 @@ final class CollectionNodeTests: XCTestCase {
     static func finishFetches(_ collection: CollectionNode, _ source: TestSource, _ loop: FrameLoop,
                               file: StaticString = #filePath, line: UInt = #line) {
         let holds = source.holdsFetches.withLock { $0 }
-        NodeTestSupport.turn(loop, until: {
+        TestLoop.turn(loop, until: {
             source.fetches.withLock { $0 } >= source.approvedFetches && (holds || !collection.batchContext.isFetching)
         }, "a batch fetch never reached the delegate", file: file, line: line)
     }
@@ -320,7 +319,7 @@ final class CollectionNodeTests: XCTestCase {
             source.gates[0] = gate
             let (collection, loop) = Self.make(source)
             // Item 0's drawing is held at the gate; the reader jumps far away meanwhile.
-            NodeTestSupport.turn(loop, until: { collection.nodeForItem(at: 0)?.supernode === collection.contentNode })
+            TestLoop.turn(loop, until: { collection.nodeForItem(at: 0)?.supernode === collection.contentNode })
             for _ in 0..<3 { loop.runTurn() }
             let cell = try! XCTUnwrap(collection.nodeForItem(at: 0))
             let before = DisplayScheduler.shared.rasterStatistics
@@ -331,7 +330,7 @@ final class CollectionNodeTests: XCTestCase {
             // Other cells' displays may be cancelled too: the wait ends only once no transaction is
             // pending, so the cell's own (started before the jump) has completed, whatever order
             // the workers finished in.
-            NodeTestSupport.turn(loop, until: {
+            TestLoop.turn(loop, until: {
                 DisplayScheduler.shared.rasterStatistics.cancelled > before.cancelled
                     && DisplayScheduler.shared.transactionGroup?.pendingCount == 0
             })
@@ -383,16 +382,16 @@ final class CollectionNodeTests: XCTestCase {
             XCTAssertEqual(collection.batchContext.state, .completed)
             // 2 items are shorter than the viewport: Texture's rule fetches at once, and again
             // while the end is within 2 screens (600 pt) of the viewport's bottom.
-            NodeTestSupport.turn(loop, until: { collection.numberOfItems >= 12 })
+            TestLoop.turn(loop, until: { collection.numberOfItems >= 12 })
             XCTAssertEqual(collection.batchContext.state, .completed)
             // 12 items end at 1330: 1330 - 300 - 0 = 1030 > 600, no more until the reader nears.
             for _ in 0..<20 { loop.runTurn() }
             Self.finishFetches(collection, source, loop)
             XCTAssertEqual(collection.numberOfItems, 12)
             collection.setContentOffset(500)
-            NodeTestSupport.turn(loop, until: { collection.numberOfItems >= 17 })
+            TestLoop.turn(loop, until: { collection.numberOfItems >= 17 })
             collection.setContentOffset(5000)
-            NodeTestSupport.turn(loop, until: { collection.numberOfItems == 22 })
+            TestLoop.turn(loop, until: { collection.numberOfItems == 22 })
             for _ in 0..<20 { loop.runTurn() }
             Self.finishFetches(collection, source, loop)
             XCTAssertEqual(collection.numberOfItems, 22)
@@ -411,7 +410,7 @@ final class CollectionNodeTests: XCTestCase {
             XCTAssertEqual(source.fetches.withLock { $0 }, 0)   // 3310 pt of content: the end is far
             // 3310 - 300 - 2800 = 210 pt left, within 2 screens (600): going down, it fetches.
             collection.setContentOffset(2800)
-            NodeTestSupport.turn(loop, until: { source.fetches.withLock { $0 } == 1 })
+            TestLoop.turn(loop, until: { source.fetches.withLock { $0 } == 1 })
             XCTAssertTrue(collection.batchContext.isFetching)
             for _ in 0..<20 { loop.runTurn() }
             Self.finishFetches(collection, source, loop)
@@ -424,7 +423,7 @@ final class CollectionNodeTests: XCTestCase {
             XCTAssertEqual(source.fetches.withLock { $0 }, 1)
             // Down again: the next one.
             collection.setContentOffset(2750)
-            NodeTestSupport.turn(loop, until: { source.fetches.withLock { $0 } == 2 })
+            TestLoop.turn(loop, until: { source.fetches.withLock { $0 } == 2 })
         }
     }
 
@@ -470,7 +469,7 @@ final class CollectionNodeTests: XCTestCase {
                 collection.setContentOffset(before + 40)
                 loop.runTurn()
                 // The preload range reaches items before they are seen: let its cells come in.
-                NodeTestSupport.turn(loop, until: {
+                TestLoop.turn(loop, until: {
                     collection.indicesOfItems(in: collection.ranges.preload).allSatisfy { collection.isItemMeasured(at: $0) }
                 })
                 onScreen = onScreen.mapValues { $0 - 40 }   // the scroll, already checked below
@@ -503,7 +502,7 @@ final class CollectionNodeTests: XCTestCase {
             source.gates[1] = gate
             collection.reloadItems(at: [1])
             // The new cell is made and starts drawing, held at the gate: the old one stays on top.
-            NodeTestSupport.turn(loop, until: { collection.contentNode.subnodes.contains { ($0 as? TestCell)?.gate === gate } })
+            TestLoop.turn(loop, until: { collection.contentNode.subnodes.contains { ($0 as? TestCell)?.gate === gate } })
             for _ in 0..<10 { loop.runTurn() }
             XCTAssertTrue(collection.nodeForItem(at: 1) === old)
             XCTAssertTrue(old.supernode === collection.contentNode)
@@ -512,7 +511,7 @@ final class CollectionNodeTests: XCTestCase {
             let subnodes = collection.contentNode.subnodes
             XCTAssertLessThan(subnodes.firstIndex { $0 === new }!, subnodes.firstIndex { $0 === old }!, "the new cell is under the old")
             gate.signal()
-            NodeTestSupport.turn(loop, until: { collection.nodeForItem(at: 1) === new })
+            TestLoop.turn(loop, until: { collection.nodeForItem(at: 1) === new })
             XCTAssertNil(old.supernode)
             XCTAssertNotNil(new.layer.contents)
             XCTAssertFalse(new.isShowingPlaceholder)
@@ -531,7 +530,7 @@ final class CollectionNodeTests: XCTestCase {
             XCTAssertTrue(collection.batchContext.batchFetchingWasCancelled)
             XCTAssertEqual(collection.numberOfItems, 10)
             XCTAssertTrue(old.supernode === collection.contentNode, "the old cell shows until its new one has displayed")
-            NodeTestSupport.turn(loop, until: { collection.nodeForItem(at: 0) !== old })
+            TestLoop.turn(loop, until: { collection.nodeForItem(at: 0) !== old })
             XCTAssertNil(old.supernode)
         }
     }
@@ -569,11 +568,11 @@ final class CollectionNodeTests: XCTestCase {
             @MainActor func replacement(_ index: Int) -> TestCell? {
                 collection.contentNode.subnodes.lazy.compactMap { $0 as? TestCell }.first { $0.gate === gates[index] }
             }
-            NodeTestSupport.turn(loop, until: { replacement(1) != nil && replacement(2) != nil })
+            TestLoop.turn(loop, until: { replacement(1) != nil && replacement(2) != nil })
             // The selection moves from 1 to 2 while the new cells wait.
             collection.selectItem(at: 2)
             gates.values.forEach { $0.signal() }
-            NodeTestSupport.turn(loop, until: {
+            TestLoop.turn(loop, until: {
                 (collection.nodeForItem(at: 1) as? TestCell)?.gate != nil && (collection.nodeForItem(at: 2) as? TestCell)?.gate != nil
             })
             XCTAssertFalse(collection.isItemSelected(at: 1))
@@ -592,7 +591,7 @@ final class CollectionNodeTests: XCTestCase {
             defer { gate.signal() }
             source.gates[1] = gate
             collection.reloadItems(at: [1])
-            NodeTestSupport.turn(loop, until: { collection.contentNode.subnodes.contains { ($0 as? TestCell)?.gate === gate } })
+            TestLoop.turn(loop, until: { collection.contentNode.subnodes.contains { ($0 as? TestCell)?.gate === gate } })
             let new = try! XCTUnwrap(collection.contentNode.subnodes.first { ($0 as? TestCell)?.gate === gate })
             XCTAssertEqual(source.unpaired, [])
             // The new cell was never announced: only the old one ends displaying.
@@ -647,7 +646,7 @@ final class CollectionNodeTests: XCTestCase {
             // once the delegate wants one.
             XCTAssertEqual(collection.scrollDirection, .down)
             source.limit = 100
-            NodeTestSupport.turn(loop, until: { source.fetches.withLock { $0 } == 1 })
+            TestLoop.turn(loop, until: { source.fetches.withLock { $0 } == 1 })
         }
     }
 

@@ -19,7 +19,7 @@ private final class DrawLog: Sendable {
 }
 
 /// A node that fills its bounds with `color`.
-private final class SolidNode: DisplayNode, @unchecked Sendable {
+private final class SolidNode: DisplayNode, ContentDrawing, @unchecked Sendable {
     let settings = Mutex<(color: Color, gate: DispatchSemaphore?, started: DispatchSemaphore?)>((.white, nil, nil))
     let log = DrawLog()
     let displays = Mutex<[Int]>([])
@@ -30,15 +30,12 @@ private final class SolidNode: DisplayNode, @unchecked Sendable {
         super.init()
     }
 
-    override var drawsContents: Bool { true }
-
-    @MainActor override func drawParameters() -> (any Sendable)? {
+    func drawParameters() -> SolidParameters {
         let s = settings.withLock { $0 }
         return SolidParameters(color: s.color, gate: s.gate, started: s.started, log: log)
     }
 
-    override class func draw(parameters: (any Sendable)?, in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
-        guard let p = parameters as? SolidParameters else { return }
+    class func draw(_ p: SolidParameters, in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
         p.started?.signal()
         if let gate = p.gate { _ = gate.wait(timeout: HangGuard.deadline) }
         p.log.add(p.color, onMain: Thread.isMainThread, cancelled: isCancelled())
@@ -91,7 +88,7 @@ final class DisplayNodeDisplayTests: XCTestCase {
             node.settings.withLock { $0.color = Color(red: 1, green: 0, blue: 0, alpha: 1) }
             node.frame = CGRect(x: 0, y: 0, width: 12, height: 7)
             let layer = node.layer
-            NodeTestSupport.turn(loop) { layer.contents != nil }
+            TestLoop.turn(loop) { layer.contents != nil }
             XCTAssertEqual(layer.contents?.width, 12)
             XCTAssertEqual(layer.contents?.height, 7)
             XCTAssertEqual(Self.color(of: layer.contents), Color(red: 1, green: 0, blue: 0, alpha: 1))
@@ -118,7 +115,7 @@ final class DisplayNodeDisplayTests: XCTestCase {
             gate.signal()
             // Until blue has landed and the cancelled red drawing has returned too (its
             // transaction completed), so that red has logged and had its chance to land.
-            NodeTestSupport.turn(loop) { layer.contents != nil && group.pendingCount == 0 }
+            TestLoop.turn(loop) { layer.contents != nil && group.pendingCount == 0 }
             for _ in 0..<5 { loop.runTurn() }
             XCTAssertEqual(Self.color(of: layer.contents), blue)
             XCTAssertEqual(node.displays.withLock { $0.count }, 1, "only the current display set contents")
@@ -145,13 +142,13 @@ final class DisplayNodeDisplayTests: XCTestCase {
             XCTAssertEqual(started.wait(timeout: HangGuard.deadline), .success)
             node.displaySuspended = true
             gate.signal()
-            NodeTestSupport.turn(loop) { group.pendingCount == 0 }
+            TestLoop.turn(loop) { group.pendingCount == 0 }
             XCTAssertNil(layer.contents, "work cancelled by suspension never lands")
 
             node.settings.withLock { $0 = (.white, nil, nil) }
             node.setNeedsDisplay()
             node.displaySuspended = false
-            NodeTestSupport.turn(loop) { layer.contents != nil }
+            TestLoop.turn(loop) { layer.contents != nil }
             XCTAssertEqual(Self.color(of: layer.contents), .white)
         }
     }
@@ -184,7 +181,7 @@ final class DisplayNodeDisplayTests: XCTestCase {
                               "a part never drew")
                 for _ in 0..<3 { loop.runTurn(); Thread.sleep(forTimeInterval: 0.002) }
             }
-            NodeTestSupport.turn(loop) { parts.allSatisfy { $0.layerIfLoaded?.contents != nil } }
+            TestLoop.turn(loop) { parts.allSatisfy { $0.layerIfLoaded?.contents != nil } }
             let turns = parts.map { $0.displays.withLock { $0 } }
             XCTAssertEqual(turns.map(\.count), [1, 1, 1])
             XCTAssertEqual(Set(turns.flatMap { $0 }).count, 1, "every part of the container landed in the same turn")
@@ -211,9 +208,9 @@ final class DisplayNodeDisplayTests: XCTestCase {
             let node = SolidNode()
             node.frame = CGRect(x: 0, y: 0, width: 3, height: 3)
             let layer = node.layer
-            NodeTestSupport.turn(loop) { layer.contents != nil }
+            TestLoop.turn(loop) { layer.contents != nil }
             node.frame = CGRect(x: 0, y: 0, width: 8, height: 5)
-            NodeTestSupport.turn(loop) { layer.contents?.width == 8 }
+            TestLoop.turn(loop) { layer.contents?.width == 8 }
             XCTAssertEqual(layer.contents?.height, 5)
         }
     }
@@ -241,7 +238,7 @@ final class DisplayNodeDisplayTests: XCTestCase {
             for node in [a, b, c] { parent.addSubnode(node) }
 
             let layer = parent.layer
-            NodeTestSupport.turn(loop) { layer.contents != nil }
+            TestLoop.turn(loop) { layer.contents != nil }
             XCTAssertTrue(layer.sublayers.isEmpty, "the subnodes have no layers of their own")
             XCTAssertFalse(a.isNodeLoaded)
             guard let bitmap = layer.contents else { return XCTFail("no contents") }
@@ -255,7 +252,7 @@ final class DisplayNodeDisplayTests: XCTestCase {
 
             // A change deep in the subtree redisplays the rasterizing node.
             g.backgroundColor = Color(red: 1, green: 1, blue: 0)
-            NodeTestSupport.turn(loop) { layer.contents.map { $0.pixel(x: 35, y: 15).r == 255 } ?? false }
+            TestLoop.turn(loop) { layer.contents.map { $0.pixel(x: 35, y: 15).r == 255 } ?? false }
             XCTAssertEqual(layer.contents.map { [$0.pixel(x: 35, y: 15).g, $0.pixel(x: 35, y: 15).b] }, [255, 0])
         }
     }

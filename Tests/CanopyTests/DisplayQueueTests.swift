@@ -144,7 +144,7 @@ final class AsyncTransactionTests: XCTestCase {
             XCTAssertEqual(group.pendingCount, 1)
 
             slow.signal()
-            NodeTestSupport.turn(loop, until: { transaction.state == .completed }, "the transaction never completed")
+            TestLoop.turn(loop, until: { transaction.state == .completed }, "the transaction never completed")
             // Both in added order, in one turn, then the block in that same turn.
             XCTAssertEqual(log.map(\.0), ["slow", "fast"])
             XCTAssertEqual(Set(log.map(\.1)).count, 1)
@@ -173,7 +173,7 @@ final class AsyncTransactionTests: XCTestCase {
             transaction.addOperation({ _ -> Int? in 7 }) { value, cancelled in results.append((value, cancelled)) }
             XCTAssertEqual(started.wait(timeout: HangGuard.deadline), .success)
             transaction.cancel()
-            NodeTestSupport.turn(loop, until: { transaction.state == .completed }, "the transaction never completed")
+            TestLoop.turn(loop, until: { transaction.state == .completed }, "the transaction never completed")
             XCTAssertTrue(sawCancel.withLock { $0 })
             // The second operation had not started when cancelled: its work never ran (nil).
             XCTAssertEqual(results.map(\.0), [nil, nil])
@@ -197,7 +197,7 @@ final class AsyncTransactionTests: XCTestCase {
             // transactions that are ready in the order they were opened, so a worker preempted
             // in the middle of one must not decide the order.
             for transaction in transactions { transaction.waitUntilOperationsFinish() }
-            NodeTestSupport.turn(loop, until: { transactions.allSatisfy { $0.state == .completed } }, "the transaction never completed")
+            TestLoop.turn(loop, until: { transactions.allSatisfy { $0.state == .completed } }, "the transaction never completed")
             XCTAssertEqual(order, [0, 1, 2, 3, 4])
         }
     }
@@ -222,43 +222,23 @@ final class AsyncTransactionTests: XCTestCase {
         }
     }
 
-    func testASlowDrawWaitingForItsTurnStopsWhenCancelled() {
-        DisplayScheduler.shared.slowDrawDelay = 0.01
-        defer { DisplayScheduler.shared.slowDrawDelay = 0 }
-        let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
-        // The first display holds the turn (its drawing waits for `release`).
-        Thread {
-            _ = DisplayScheduler.shared.runDisplay(isCancelled: { false }) { () -> Int? in
-                holding.signal()
-                _ = release.wait(timeout: HangGuard.deadline)
-                return 1
+    func testTheDrawHookWrapsEachAsynchronousDisplaysDrawing() {
+        final class Counting: DisplayDrawHook {
+            let calls = Atomic<Int>(0)
+            func run<T>(isCancelled: @Sendable () -> Bool, _ draw: () -> T?) -> T? {
+                calls.add(1, ordering: .relaxed)
+                return isCancelled() ? nil : draw()
             }
-            finished.signal()
-        }.start()
-        XCTAssertEqual(holding.wait(timeout: HangGuard.deadline), .success)
-        // The second waits for the turn; cancelled, it gives up without it. It is cancelled only
-        // once it has polled its cancellation and found none (a poll counts after it reads), so a
-        // slow start of its thread cannot make it give up before it waits.
-        let cancelled = Atomic<Bool>(false)
-        let polls = Atomic<Int>(0)
-        let second = DispatchSemaphore(value: 0)
-        let result = Mutex<Int??>(nil)
-        Thread {
-            let value = DisplayScheduler.shared.runDisplay(isCancelled: {
-                let isCancelled = cancelled.load(ordering: .acquiring)
-                polls.add(1, ordering: .releasing)
-                return isCancelled
-            }) { () -> Int? in 2 }
-            result.withLock { $0 = .some(value) }
-            second.signal()
-        }.start()
-        XCTAssertTrue(HangGuard.wait(until: { polls.load(ordering: .acquiring) > 0 }),
-                      "the second display never started")
-        cancelled.store(true, ordering: .releasing)
-        XCTAssertEqual(second.wait(timeout: HangGuard.deadline), .success,
-                       "a cancelled display stops waiting for the turn")
-        XCTAssertEqual(result.withLock { $0 }, .some(nil))
-        release.signal()
-        XCTAssertEqual(finished.wait(timeout: HangGuard.deadline), .success)
+        }
+        let hook = Counting()
+        DisplayScheduler.shared.drawHook = hook
+        defer { DisplayScheduler.shared.drawHook = nil }
+        XCTAssertEqual(DisplayScheduler.shared.runDisplay(isCancelled: { false }) { () -> Int? in 7 }, 7)
+        XCTAssertNil(DisplayScheduler.shared.runDisplay(isCancelled: { true }) { () -> Int? in 7 }, "the hook said cancelled")
+        XCTAssertEqual(hook.calls.load(ordering: .relaxed), 2)
+        DisplayScheduler.shared.drawHook = nil
+        XCTAssertEqual(DisplayScheduler.shared.runDisplay(isCancelled: { false }) { () -> Int? in 8 }, 8,
+                       "without a hook the drawing just runs")
+        XCTAssertEqual(hook.calls.load(ordering: .relaxed), 2)
     }
 }

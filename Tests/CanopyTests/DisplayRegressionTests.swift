@@ -4,17 +4,15 @@ import Synchronization
 import XCTest
 @testable import Canopy
 
-private final class Gated: DisplayNode, @unchecked Sendable {
+private final class Gated: DisplayNode, ContentDrawing, @unchecked Sendable {
     let gate = Mutex<DispatchSemaphore?>(nil)
     let started = DispatchSemaphore(value: 0)
     let color = Mutex(Color.white)
     let landedTurn = Mutex<[Int]>([])
     var turn: @Sendable () -> Int = { 0 }
-    override var drawsContents: Bool { true }
-    private struct P: Sendable { let gate: DispatchSemaphore?; let started: DispatchSemaphore; let color: Color }
-    @MainActor override func drawParameters() -> (any Sendable)? { P(gate: gate.withLock { $0 }, started: started, color: color.withLock { $0 }) }
-    override class func draw(parameters: (any Sendable)?, in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
-        guard let p = parameters as? P else { return }
+    struct P: Sendable { let gate: DispatchSemaphore?; let started: DispatchSemaphore; let color: Color }
+    func drawParameters() -> P { P(gate: gate.withLock { $0 }, started: started, color: color.withLock { $0 }) }
+    class func draw(_ p: P, in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
         p.started.signal()
         if let g = p.gate { _ = g.wait(timeout: HangGuard.deadline) }
         context.fill(CGRect(x: 0, y: 0, width: 1000, height: 1000), with: p.color)

@@ -16,7 +16,7 @@ final class ImageNodeTests: XCTestCase {
     private static let blue = Color(red: 0, green: 0, blue: 1)
     private static let green = Color(red: 0, green: 1, blue: 0)
 
-    private static let fonts = NodeTestSupport.fonts
+    private static let fonts = TestFonts.registry
 
     private var scratch: URL!
 
@@ -52,10 +52,10 @@ final class ImageNodeTests: XCTestCase {
     /// Loads `node` at `size` and turns until its contents land; returns them.
     @MainActor
     private static func display(_ node: ImageNode, size: CGSize, scale: CGFloat = 1) -> Bitmap? {
-        let (loop, _) = NodeTestSupport.makeLoop(scale: scale)
+        let (loop, _) = TestLoop.make(scale: scale)
         node.frame = CGRect(origin: .zero, size: size)
         let layer = node.layer
-        NodeTestSupport.turn(loop) { layer.contents != nil }
+        TestLoop.turn(loop) { layer.contents != nil }
         return layer.contents
     }
 
@@ -176,16 +176,16 @@ final class ImageNodeTests: XCTestCase {
 
     func testAChangedContentModeRedisplays() {
         MainActor.assumeIsolated {
-            let (loop, _) = NodeTestSupport.makeLoop()
+            let (loop, _) = TestLoop.make()
             let node = ImageNode()
             node.image = Self.halves(width: 40, height: 20)
             node.cropRect = CGRect(x: 0, y: 0.5, width: 0, height: 0)
             node.frame = CGRect(x: 0, y: 0, width: 20, height: 20)
             let layer = node.layer
-            NodeTestSupport.turn(loop) { layer.contents != nil }
+            TestLoop.turn(loop) { layer.contents != nil }
             XCTAssertEqual(Self.rgba(layer.contents, 17, 10), Self.redPixel)
             node.contentMode = .aspectFit
-            NodeTestSupport.turn(loop) { Self.rgba(layer.contents, 17, 10) == Self.bluePixel }
+            TestLoop.turn(loop) { Self.rgba(layer.contents, 17, 10) == Self.bluePixel }
             XCTAssertEqual(Self.rgba(layer.contents, 10, 2), Self.clearPixel)
         }
     }
@@ -456,7 +456,7 @@ final class ImageNodeTests: XCTestCase {
 
     func testACancelledDisplayNeverSetsContents() {
         MainActor.assumeIsolated {
-            let (loop, group) = NodeTestSupport.makeLoop()
+            let (loop, group) = TestLoop.make()
             let started = DispatchSemaphore(value: 0), gate = DispatchSemaphore(value: 0)
             let sawCancelled = Recorder<Bool>()
             let node = ImageNode()
@@ -473,7 +473,7 @@ final class ImageNodeTests: XCTestCase {
             XCTAssertEqual(started.wait(timeout: HangGuard.deadline), .success)
             node.cancelDisplay()
             gate.signal()
-            NodeTestSupport.turn(loop) { group.pendingCount == 0 }
+            TestLoop.turn(loop) { group.pendingCount == 0 }
             for _ in 0..<3 { loop.runTurn() }
             XCTAssertEqual(sawCancelled.all, [true], "the block saw its display cancelled")
             XCTAssertNil(layer.contents, "a cancelled display sets no contents")
@@ -481,7 +481,7 @@ final class ImageNodeTests: XCTestCase {
 
             // The next display lands.
             node.imageModificationBlock = { bitmap, _ in bitmap }
-            NodeTestSupport.turn(loop) { layer.contents != nil }
+            TestLoop.turn(loop) { layer.contents != nil }
             XCTAssertEqual(node.imageScaleFactor, 1)
         }
     }
@@ -498,11 +498,11 @@ final class ImageNodeTests: XCTestCase {
             }
             node.frame = CGRect(x: 0, y: 0, width: 10, height: 10)
             let parameters = node.drawParameters()
-            let result = ImageNode.display(parameters: parameters, size: CGSize(width: 10, height: 10), scale: 1,
+            let result = ImageNode.display(parameters, size: CGSize(width: 10, height: 10), scale: 1,
                                            isCancelled: { cancelled.load(ordering: .relaxed) })
             XCTAssertNil(result)
             cancelled.store(false, ordering: .relaxed)
-            XCTAssertNotNil(ImageNode.display(parameters: node.drawParameters(), size: CGSize(width: 10, height: 10),
+            XCTAssertNotNil(ImageNode.display(node.drawParameters(), size: CGSize(width: 10, height: 10),
                                               scale: 1, isCancelled: { false }))
         }
     }
@@ -541,15 +541,15 @@ final class ImageNodeTests: XCTestCase {
             node.imagePath = path
             XCTAssertTrue(node.drawsErrorState, "on by default")
             node.drawsErrorState = false
-            let (loop, _) = NodeTestSupport.makeLoop(scale: 1)
+            let (loop, _) = TestLoop.make(scale: 1)
             node.frame = CGRect(x: 0, y: 0, width: 120, height: 60)
             let layer = node.layer
-            NodeTestSupport.turn(loop) { node.lastError != nil }
+            TestLoop.turn(loop) { node.lastError != nil }
             XCTAssertEqual(node.lastError, .fileMissing(path: path))
             XCTAssertNil(layer.contents, "nothing drawn")
             // Drawn into a rasterizing ancestor: nothing there either.
             let context = GraphicsContext(size: CGSize(width: 120, height: 60), scale: 1)
-            ImageNode.draw(parameters: node.drawParameters(), in: context, isCancelled: { false })
+            ImageNode.draw(node.drawParameters(), in: context, isCancelled: { false })
             XCTAssertEqual(Self.rgba(context.makeBitmap(), 60, 30), [0, 0, 0, 0])
         }
     }
@@ -562,14 +562,14 @@ final class ImageNodeTests: XCTestCase {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let good = try writePNG(Self.halves(width: 20, height: 20), named: "good.png")
         MainActor.assumeIsolated {
-            let (loop, _) = NodeTestSupport.makeLoop()
+            let (loop, _) = TestLoop.make()
             let node = ImageNode()
             node.fonts = Self.fonts
             node.imageCache = ImageCache()
             node.imagePath = path
             node.frame = CGRect(x: 0, y: 0, width: 80, height: 40)
             let layer = node.layer
-            NodeTestSupport.turn(loop) { layer.contents != nil }
+            TestLoop.turn(loop) { layer.contents != nil }
             let error = node.lastError
             XCTAssertNotNil(error, "a corrupt file is an ImageError")
             XCTAssertFalse(error?.description.isEmpty ?? true)
@@ -577,7 +577,7 @@ final class ImageNodeTests: XCTestCase {
             XCTAssertEqual(Self.rgba(layer.contents, 0, 0), [217, 217, 217, 255])
 
             node.imagePath = good
-            NodeTestSupport.turn(loop) { node.lastError == nil }
+            TestLoop.turn(loop) { node.lastError == nil }
             XCTAssertEqual(Self.rgba(layer.contents, 0, 0), Self.redPixel)
             XCTAssertEqual(node.imageScaleFactor, 0.25, "20 pixels drawn across 80")
         }
@@ -621,12 +621,12 @@ final class ImageNodeTests: XCTestCase {
 
     func testNoImageMeansNoContentsAndNoFactor() {
         MainActor.assumeIsolated {
-            let (loop, group) = NodeTestSupport.makeLoop()
+            let (loop, group) = TestLoop.make()
             let node = ImageNode()
             node.frame = CGRect(x: 0, y: 0, width: 10, height: 10)
             let layer = node.layer
             for _ in 0..<3 { loop.runTurn() }
-            NodeTestSupport.turn(loop) { group.pendingCount == 0 }
+            TestLoop.turn(loop) { group.pendingCount == 0 }
             XCTAssertNil(layer.contents)
             XCTAssertNil(node.imageScaleFactor)
             XCTAssertNil(node.lastError)
@@ -703,7 +703,7 @@ final class ImageNodeTests: XCTestCase {
 
     func testAnImageNodeInsideARasterizedSubtreeDrawsIntoItsAncestor() {
         MainActor.assumeIsolated {
-            let (loop, _) = NodeTestSupport.makeLoop()
+            let (loop, _) = TestLoop.make()
             let parent = DisplayNode()
             parent.rasterizesSubtree = true
             parent.frame = CGRect(x: 0, y: 0, width: 40, height: 20)
@@ -712,7 +712,7 @@ final class ImageNodeTests: XCTestCase {
             node.frame = CGRect(x: 20, y: 0, width: 20, height: 20)
             parent.addSubnode(node)
             let layer = parent.layer
-            NodeTestSupport.turn(loop) { layer.contents != nil }
+            TestLoop.turn(loop) { layer.contents != nil }
             XCTAssertEqual(Self.rgba(layer.contents, 5, 10), Self.clearPixel)
             XCTAssertEqual(Self.rgba(layer.contents, 25, 10), Self.redPixel)
             XCTAssertEqual(Self.rgba(layer.contents, 35, 10), Self.bluePixel)

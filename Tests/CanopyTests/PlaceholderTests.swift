@@ -5,7 +5,7 @@ import XCTest
 @testable import Canopy
 
 /// A node that fills its bounds with one colour, optionally waiting for a gate first.
-private final class FillNode: DisplayNode, @unchecked Sendable {
+private final class FillNode: DisplayNode, ContentDrawing, @unchecked Sendable {
     let gate = Mutex<DispatchSemaphore?>(nil)
     let neverShows: Bool
 
@@ -14,13 +14,12 @@ private final class FillNode: DisplayNode, @unchecked Sendable {
         super.init()
     }
 
-    override var drawsContents: Bool { true }
     override var suppressesPlaceholders: Bool { neverShows }
 
-    @MainActor override func drawParameters() -> (any Sendable)? { gate.withLock { $0 } }
+    func drawParameters() -> DispatchSemaphore? { gate.withLock { $0 } }
 
-    override class func draw(parameters: (any Sendable)?, in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
-        if let gate = parameters as? DispatchSemaphore { _ = gate.wait(timeout: HangGuard.deadline) }
+    class func draw(_ gate: DispatchSemaphore?, in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
+        if let gate { _ = gate.wait(timeout: HangGuard.deadline) }
         context.fill(CGRect(x: 0, y: 0, width: 1000, height: 1000), with: .white)
     }
 }
@@ -78,7 +77,7 @@ final class PlaceholderTests: XCTestCase {
             XCTAssertEqual(placeholder.frame.width, 30, "it follows the bounds")
             gate.signal()   // the first display, now stale
             gate.signal()   // the one for the new size
-            NodeTestSupport.turn(loop, until: { !node.isShowingPlaceholder }, "the placeholder never went")
+            TestLoop.turn(loop, until: { !node.isShowingPlaceholder }, "the placeholder never went")
             XCTAssertNotNil(layer.contents)
             XCTAssertNil(Self.placeholder(of: node))
         }
@@ -112,14 +111,14 @@ final class PlaceholderTests: XCTestCase {
             child.frame = CGRect(x: 0, y: 0, width: 5, height: 5)
             container.addSubnode(child)
             let layer = container.layer
-            NodeTestSupport.turn(loop, until: { layer.contents != nil }, "the container never displayed")
+            TestLoop.turn(loop, until: { layer.contents != nil }, "the container never displayed")
             XCTAssertTrue(container.isShowingPlaceholder, "its subnode has not displayed yet")
             // A subnode added later goes below the placeholder.
             let late = DisplayNode()
             container.addSubnode(late)
             XCTAssertEqual(layer.sublayers.last?.name, "placeholder")
             gate.signal()
-            NodeTestSupport.turn(loop, until: { !container.isShowingPlaceholder }, "the placeholder never went")
+            TestLoop.turn(loop, until: { !container.isShowingPlaceholder }, "the placeholder never went")
             XCTAssertNotNil(child.layer.contents)
         }
     }
@@ -133,11 +132,11 @@ final class PlaceholderTests: XCTestCase {
             node.placeholderEnabled = true
             node.frame = CGRect(x: 0, y: 0, width: 8, height: 8)
             root.addSublayer(node.layer)
-            NodeTestSupport.turn(loop, until: { node.layer.contents != nil }, "never displayed")
+            TestLoop.turn(loop, until: { node.layer.contents != nil }, "never displayed")
             for _ in 0..<3 { loop.runTurn() }
             XCTAssertTrue(node.isShowingPlaceholder, "the contents are not on screen yet")
             node.layer.backing = FakeBacking(node.layer.contents!)
-            NodeTestSupport.turn(loop, until: { !node.isShowingPlaceholder }, "the placeholder never went after the upload")
+            TestLoop.turn(loop, until: { !node.isShowingPlaceholder }, "the placeholder never went after the upload")
         }
     }
 
@@ -174,7 +173,7 @@ final class PlaceholderTests: XCTestCase {
                     node.setNeedsDisplay()
                 }
                 fades += 1
-                NodeTestSupport.turn(loop, until: { !node.isShowingPlaceholder }, "the fade never ended")
+                TestLoop.turn(loop, until: { !node.isShowingPlaceholder }, "the fade never ended")
             }
             XCTAssertTrue(faded, "no fade had a turn within it")
             let alphas = samples.map(\.alpha)
@@ -191,10 +190,10 @@ final class PlaceholderTests: XCTestCase {
             node.contentsFadeDuration = 0.15
             node.frame = CGRect(x: 0, y: 0, width: 8, height: 8)
             let layer = node.layer
-            NodeTestSupport.turn(loop, until: { layer.contents != nil }, "never displayed")
+            TestLoop.turn(loop, until: { layer.contents != nil }, "never displayed")
             XCTAssertLessThan(layer.fadeOpacity, 1, "the fade starts from transparent")
             var opacities: [CGFloat] = []
-            NodeTestSupport.turn(loop, until: {
+            TestLoop.turn(loop, until: {
                 opacities.append(layer.fadeOpacity)
                 return layer.fadeOpacity == 1
             }, "the fade never ended")
@@ -202,7 +201,7 @@ final class PlaceholderTests: XCTestCase {
             // A redisplay over existing contents does not fade again.
             node.setNeedsDisplay()
             let before = layer.contents
-            NodeTestSupport.turn(loop, until: { layer.contents !== before }, "never redisplayed")
+            TestLoop.turn(loop, until: { layer.contents !== before }, "never redisplayed")
             XCTAssertEqual(layer.fadeOpacity, 1)
         }
     }
@@ -214,13 +213,13 @@ final class PlaceholderTests: XCTestCase {
             node.placeholderEnabled = true
             node.frame = CGRect(x: 0, y: 0, width: 8, height: 8)
             let layer = node.layer
-            NodeTestSupport.turn(loop, until: { !node.isShowingPlaceholder }, "never displayed")
+            TestLoop.turn(loop, until: { !node.isShowingPlaceholder }, "never displayed")
             node.clearContents()
             XCTAssertNil(layer.contents)
             XCTAssertTrue(node.isShowingPlaceholder)
             XCTAssertFalse(node.isSubtreeDisplayed)
             node.setNeedsDisplay()
-            NodeTestSupport.turn(loop, until: { !node.isShowingPlaceholder && layer.contents != nil }, "never displayed again")
+            TestLoop.turn(loop, until: { !node.isShowingPlaceholder && layer.contents != nil }, "never displayed again")
         }
     }
 
@@ -234,7 +233,7 @@ final class PlaceholderTests: XCTestCase {
             node.frame = CGRect(x: 0, y: 0, width: 8, height: 8)
             let layer = node.layer
             let placeholder = try! XCTUnwrap(Self.placeholder(of: node))
-            NodeTestSupport.turn(loop, until: { placeholder.alpha < 1 }, "the fade never started")
+            TestLoop.turn(loop, until: { placeholder.alpha < 1 }, "the fade never started")
             // The node leaves the display range mid-fade: with nothing to show, the placeholder
             // covers it again instead of finishing its fade over an empty layer.
             node.clearContents()
@@ -247,7 +246,7 @@ final class PlaceholderTests: XCTestCase {
             // Displayed again, it goes again.
             node.placeholderFadeDuration = 0
             node.setNeedsDisplay()
-            NodeTestSupport.turn(loop, until: { !node.isShowingPlaceholder && layer.contents != nil }, "never displayed again")
+            TestLoop.turn(loop, until: { !node.isShowingPlaceholder && layer.contents != nil }, "never displayed again")
             XCTAssertNil(placeholder.superlayer)
         }
     }
@@ -316,7 +315,7 @@ final class PlaceholderTests: XCTestCase {
                 done.signal()
             }
             XCTAssertEqual(done.wait(timeout: HangGuard.deadline), .success)
-            NodeTestSupport.turn(loop, until: { parent.sublayers.isEmpty }, "the layer was never released")
+            TestLoop.turn(loop, until: { parent.sublayers.isEmpty }, "the layer was never released")
         }
     }
 }
@@ -358,7 +357,7 @@ extension PlaceholderTests {
             card.addSubnode(big)
             card.addSubnode(exact)
             let layer = card.layer
-            NodeTestSupport.turn(loop, until: { layer.contents != nil }, "never displayed")
+            TestLoop.turn(loop, until: { layer.contents != nil }, "never displayed")
             XCTAssertEqual(big.imageScaleFactor, 4, "published by the rasterizing card's landing")
             XCTAssertEqual(exact.imageScaleFactor, 1)
             let labels = ImageScalingOverlay.labels(in: card, origin: CGPoint(x: 0, y: 5))

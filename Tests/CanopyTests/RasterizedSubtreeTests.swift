@@ -3,13 +3,10 @@ import XCTest
 @testable import Canopy
 
 /// Draws a checkerboard of 1 pt squares over its bounds (a picture any resampling would blur).
-private final class CheckerNode: DisplayNode, @unchecked Sendable {
-    override var drawsContents: Bool { true }
+private final class CheckerNode: DisplayNode, ContentDrawing, @unchecked Sendable {
+    func drawParameters() -> CGSize { bounds.size }
 
-    @MainActor override func drawParameters() -> (any Sendable)? { bounds.size }
-
-    override class func draw(parameters: (any Sendable)?, in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
-        guard let size = parameters as? CGSize else { return }
+    class func draw(_ size: CGSize, in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
         for y in 0..<Int(size.height) {
             for x in 0..<Int(size.width) where (x + y) % 2 == 0 {
                 context.fill(CGRect(x: x, y: y, width: 1, height: 1), with: Color(red: 0.9, green: 0.2, blue: 0.1))

@@ -2,9 +2,10 @@ import Foundation
 import Synchronization
 import XCTest
 @testable import Canopy
+import CanopyTestSupport
 
 final class TextNodeTests: XCTestCase {
-    private static let fonts = NodeTestSupport.fonts
+    private static let fonts = TestFonts.registry
 
     private static let lato16 = Font(family: "Lato", size: 16)
     private static let wide = SizeRange(min: .zero, max: CGSize(width: 1000, height: 1000))
@@ -228,12 +229,12 @@ final class TextNodeTests: XCTestCase {
         XCTAssertEqual(shadows, [own, blurred])
 
         MainActor.assumeIsolated {
-            let (loop, _) = NodeTestSupport.makeLoop(scale: 1)
+            let (loop, _) = TestLoop.make(scale: 1)
             node.shadow = TextShadow(color: Color(red: 1, green: 0, blue: 0), offset: CGSize(width: 2, height: 3),
                                      blurRadius: 0)
             node.layoutAndApply(Self.wide)
             let layer = node.layer
-            NodeTestSupport.turn(loop) { layer.contents != nil }
+            TestLoop.turn(loop) { layer.contents != nil }
             guard let contents = layer.contents else { return }
             var red = 0
             for y in 0..<contents.height {
@@ -250,12 +251,12 @@ final class TextNodeTests: XCTestCase {
 
     func testDrawingFillsABitmapOfTheBoundsAtTheDisplayScale() {
         MainActor.assumeIsolated {
-            let (loop, _) = NodeTestSupport.makeLoop(scale: 2)
+            let (loop, _) = TestLoop.make(scale: 2)
             let node = Self.node(Self.paragraph)
             let layout = node.layoutAndApply(SizeRange(min: .zero, max: CGSize(width: 151, height: 1000)))
             XCTAssertEqual(layout.size.width * 2, (layout.size.width * 2).rounded(), "measured in whole pixels at 2x")
             let layer = node.layer
-            NodeTestSupport.turn(loop) { layer.contents != nil }
+            TestLoop.turn(loop) { layer.contents != nil }
             guard let contents = layer.contents else { return }
             XCTAssertEqual(contents.width, Int((node.bounds.width * 2).rounded(.up)))
             XCTAssertEqual(contents.height, Int((node.bounds.height * 2).rounded(.up)))
@@ -269,14 +270,14 @@ final class TextNodeTests: XCTestCase {
             let node = Self.node(Self.paragraph)
             let measured = node.layoutThatFits(SizeRange(min: .zero, max: CGSize(width: 180, height: 1000)))
             node.frame = CGRect(origin: .zero, size: measured.size)
-            let parameters = try XCTUnwrap(node.drawParameters() as? TextNode.Parameters)
+            let parameters = node.drawParameters() // typed: the compiler checks what the cast did
             let snapshot = try XCTUnwrap(parameters.measured, "the snapshot carries the measured layout")
             XCTAssertEqual(snapshot.scale, 2)
             XCTAssertEqual(snapshot.size.height, measured.size.height)
             XCTAssertEqual(snapshot.lines.map(\.text), node.currentLayout()?.lines.map(\.text))
 
             // Drawing the snapshot gives the pixels of a layout made at the node's width.
-            let drawn = try XCTUnwrap(TextNode.display(parameters: parameters, size: measured.size, scale: 2,
+            let drawn = try XCTUnwrap(TextNode.display(parameters, size: measured.size, scale: 2,
                                                        isCancelled: { false }))
             let fresh = try Self.expected(Self.text(Self.paragraph), width: measured.size.width, scale: 2)
             XCTAssertEqual(fresh.lines.map(\.text), snapshot.lines.map(\.text))
@@ -293,27 +294,27 @@ final class TextNodeTests: XCTestCase {
             node.frame = CGRect(origin: .zero, size: size)
             let parameters = node.drawParameters()
             node.attributedText = AttributedString()
-            let drawn = try XCTUnwrap(TextNode.display(parameters: parameters, size: size, scale: 1,
+            let drawn = try XCTUnwrap(TextNode.display(parameters, size: size, scale: 1,
                                                        isCancelled: { false }))
             XCTAssertGreaterThan(Self.ink(drawn), 50, "the text taken in the snapshot")
-            let emptied = TextNode.display(parameters: node.drawParameters(), size: size, scale: 1, isCancelled: { false })
+            let emptied = TextNode.display(node.drawParameters(), size: size, scale: 1, isCancelled: { false })
             XCTAssertEqual(emptied.map { Self.ink($0) }, 0, "the node's new (empty) text draws nothing")
-            XCTAssertNil(TextNode.display(parameters: parameters, size: size, scale: 1, isCancelled: { true }),
+            XCTAssertNil(TextNode.display(parameters, size: size, scale: 1, isCancelled: { true }),
                          "a cancelled drawing gives no bitmap")
         }
     }
 
     func testChangingTheTextRedisplays() {
         MainActor.assumeIsolated {
-            let (loop, _) = NodeTestSupport.makeLoop(scale: 1)
+            let (loop, _) = TestLoop.make(scale: 1)
             let node = Self.node("First")
             node.layoutAndApply(Self.wide)
             let layer = node.layer
-            NodeTestSupport.turn(loop) { layer.contents != nil }
+            TestLoop.turn(loop) { layer.contents != nil }
             let first = layer.contents
             node.attributedText = Self.text("Second, longer")
             node.layoutAndApply(Self.wide)
-            NodeTestSupport.turn(loop) { layer.contents !== first && layer.contents != nil }
+            TestLoop.turn(loop) { layer.contents !== first && layer.contents != nil }
             XCTAssertEqual(layer.contents?.width, Int(node.bounds.width.rounded(.up)))
             XCTAssertGreaterThan(layer.contents?.width ?? 0, first?.width ?? 0)
         }
@@ -321,7 +322,7 @@ final class TextNodeTests: XCTestCase {
 
     func testATextNodeInsideARasterizedSubtreeDrawsAtItsOwnWidth() {
         MainActor.assumeIsolated {
-            let (loop, _) = NodeTestSupport.makeLoop(scale: 1)
+            let (loop, _) = TestLoop.make(scale: 1)
             let parent = DisplayNode()
             parent.rasterizesSubtree = true
             let node = Self.node("Centred")
@@ -333,7 +334,7 @@ final class TextNodeTests: XCTestCase {
             node.frame = CGRect(x: 100, y: 0, width: size.width, height: size.height)
             parent.addSubnode(node)
             let layer = parent.layer
-            NodeTestSupport.turn(loop) { layer.contents != nil }
+            TestLoop.turn(loop) { layer.contents != nil }
             guard let contents = layer.contents else { return }
             var left = Int.max
             for y in 0..<contents.height {

@@ -5,11 +5,10 @@ import XCTest
 @testable import Canopy
 
 /// A node that fills its bounds, so its display is a "draw" on a worker.
-private final class FilledNode: DisplayNode, @unchecked Sendable {
-    override var drawsContents: Bool { true }
-    @MainActor override func drawParameters() -> (any Sendable)? { Color.white }
-    override class func draw(parameters: (any Sendable)?, in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
-        context.fill(CGRect(x: 0, y: 0, width: 100, height: 100), with: .white)
+private final class FilledNode: DisplayNode, ContentDrawing, @unchecked Sendable {
+    func drawParameters() -> Color { .white }
+    class func draw(_ color: Color, in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
+        context.fill(CGRect(x: 0, y: 0, width: 100, height: 100), with: color)
     }
 }
 
@@ -219,7 +218,7 @@ final class TracerTests: XCTestCase {
     /// and the run loop's turns, with their layout and commit phases, are on the main track.
     @MainActor
     func testARealDisplayIsTracedOnAWorkerAndTheTurnOnMain() throws {
-        let (loop, _) = NodeTestSupport.makeLoop()
+        let (loop, _) = TestLoop.make()
         defer { DisplayScheduler.shared.uninstall() }
         let node = FilledNode()
         node.name = "traced node"
@@ -228,7 +227,7 @@ final class TracerTests: XCTestCase {
         defer { _ = Tracer.shared.stop() }
         _ = node.layer
         node.setNeedsDisplay()
-        NodeTestSupport.turn(loop, until: { node.layer.contents != nil })
+        TestLoop.turn(loop, until: { node.layer.contents != nil })
         loop.runTurn()
         let recording = Tracer.shared.stop()
 
@@ -269,7 +268,7 @@ final class TracerTests: XCTestCase {
         let path = scratch.appendingPathComponent("photo.png").path
         try context.makeBitmap().writePNG(to: path)
 
-        let (loop, _) = NodeTestSupport.makeLoop()
+        let (loop, _) = TestLoop.make()
         defer { DisplayScheduler.shared.uninstall() }
         let card = DisplayNode()
         card.name = "Ocean Cove"
@@ -282,7 +281,7 @@ final class TracerTests: XCTestCase {
         photo.frame = CGRect(x: 0, y: 0, width: 40, height: 20)
         let title = TextNode()
         title.name = "title"
-        title.fonts = NodeTestSupport.fonts
+        title.fonts = TestFonts.registry
         title.attributedText = AttributedString("Title", font: Font(family: "Lato", size: 12), color: .white)
         title.frame = CGRect(x: 0, y: 0, width: 40, height: 20)
         let caption = DisplayNode()
@@ -294,7 +293,7 @@ final class TracerTests: XCTestCase {
         Tracer.shared.start()
         defer { _ = Tracer.shared.stop() }
         let layer = card.layer
-        NodeTestSupport.turn(loop, until: { layer.contents != nil })
+        TestLoop.turn(loop, until: { layer.contents != nil })
         let recording = Tracer.shared.stop()
 
         let draw = try XCTUnwrap(recording.events.first { $0.name == "draw Ocean Cove" })

@@ -1,10 +1,10 @@
+import CanopyTestSupport
 import Foundation
 import XCTest
 @testable import RainforestKit
 
 final class CardDeckTests: XCTestCase {
-    static let resources = Resources(root: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Resources"))
+    static let resources = Resources(root: TestResources.resources)
 
     func testCardHeightsFollowThePhotosAspectAcross320Points() throws {
         let deck = try CardDeck.load(resources: Self.resources, itemCount: nil)

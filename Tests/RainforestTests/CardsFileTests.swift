@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Foundation
 import XCTest
 @testable import RainforestKit
@@ -5,13 +6,8 @@ import XCTest
 final class CardsFileTests: XCTestCase {
     // MARK: Helpers
 
-    /// The package root: this file is Tests/<target>/CardsFileTests.swift.
-    private static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()
-        .deletingLastPathComponent()
-        .deletingLastPathComponent()
-
-    private static let resources = packageRoot.appendingPathComponent("Resources")
+    private static let packageRoot = TestResources.packageRoot
+    private static let resources = TestResources.resources
 
     private let jaguar = #"{"name": "Jaguar", "image": "images/jaguar.webp", "description": "A big cat.", "credit": "Frieda Bredesen, CC0 1.0"}"#
 

@@ -18,8 +18,7 @@ final class CommandLineTests: XCTestCase {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("rainforest")
     }
 
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let packageRoot = TestResources.packageRoot
 
     /// What every screenshot, bench and soak run from the tests passes: waits (for the cards, for
     /// a frame) as long as the tests' hang guard, so that a slow machine (or a sanitized build) is

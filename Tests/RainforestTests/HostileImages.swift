@@ -1,4 +1,5 @@
 import CanopyGraphics
+import CanopyTestSupport
 import Foundation
 import XCTest
 
@@ -55,8 +56,7 @@ enum HostileImages {
         ("z-gone.jpg", "z-gone.jpg: no such file"),
     ]
 
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let packageRoot = TestResources.packageRoot
     static let photos = packageRoot.appendingPathComponent("Resources/images")
     static let convert = "/usr/bin/convert"
 

@@ -1,6 +1,7 @@
 import Canopy
 import CanopyGraphics
 import CanopySDL
+import CanopyTestSupport
 import Foundation
 import XCTest
 @testable import RainforestKit
@@ -10,8 +11,7 @@ import XCTest
 /// subfolder), its listing and cards, paging by batch fetching in a headless session, and the
 /// real binary's screenshot, bench and bad folders.
 final class ImagesFolderTests: XCTestCase {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let packageRoot = TestResources.packageRoot
     static let images = packageRoot.appendingPathComponent("Resources/images")
 
     /// The files the folder shows, in the order it shows them.

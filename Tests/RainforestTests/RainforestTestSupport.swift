@@ -11,12 +11,12 @@ import XCTest
 /// an error card in a screenshot.
 enum RainforestTestSupport {
     /// The project's Resources folder (cards.json, images/, fonts/).
-    static let resources = HostileImages.packageRoot.appendingPathComponent("Resources")
+    static let resources = TestResources.resources
 
     /// Starts the graphics library and registers the project's fonts (a test's setUp).
     static func prepareGraphics() throws {
         try GraphicsLibrary.initialize()
-        FontRegistry.shared.registerFonts(inDirectory: resources.appendingPathComponent("fonts").path)
+        TestFonts.registerShared()
     }
 
     /// The card of `entry`, its photo at `imagePath`, made as the collection makes it, laid out

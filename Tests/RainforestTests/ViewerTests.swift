@@ -1,5 +1,6 @@
 import Canopy
 import CanopySDL
+import CanopyTestSupport
 import Foundation
 import XCTest
 @testable import RainforestKit
@@ -7,9 +8,7 @@ import XCTest
 /// The viewer headless, over the package's cards: what it keeps when the grid is laid out again
 /// and when cards leave the screen.
 final class ViewerTests: XCTestCase {
-    private static let resources = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Resources").path
+    private static let resources = TestResources.resources.path
 
     override func tearDown() {
         MainActor.assumeIsolated { DisplayScheduler.shared.uninstall() }
@@ -184,9 +183,9 @@ final class ViewerTests: XCTestCase {
             XCTAssertEqual(DisplayScheduler.shared.rasterStatistics.completed, rasters, "nothing drawn on the workers")
             // Slow draw slows the scheduler down, and back.
             viewer.mode.slowDraw = true
-            XCTAssertEqual(DisplayScheduler.shared.slowDrawDelay, 0.1)
+            XCTAssertEqual((DisplayScheduler.shared.drawHook as? SlowDraw)?.delay, 0.1)
             viewer.mode.slowDraw = false
-            XCTAssertEqual(DisplayScheduler.shared.slowDrawDelay, 0)
+            XCTAssertNil(DisplayScheduler.shared.drawHook)
         }
     }
 }

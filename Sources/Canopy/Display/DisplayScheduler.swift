@@ -1,6 +1,16 @@
 import Foundation
 import Synchronization
 
+/// Wraps the drawing of asynchronous displays, on their workers: a debug hook for the app (see
+/// `DisplayScheduler.drawHook`), to slow displays down or serialise them and watch placeholders
+/// and cancellation at work.
+public protocol DisplayDrawHook: Sendable {
+    /// Runs `draw` and returns what it returns, or returns nil without running it when the
+    /// display is cancelled meanwhile (`isCancelled()`, which the hook should poll while it
+    /// waits). Called on display workers, for many displays at once.
+    func run<T>(isCancelled: @Sendable () -> Bool, _ draw: () -> T?) -> T?
+}
+
 /// Collects the nodes that asked for display (`setNeedsDisplay`, any thread) and displays the loaded
 /// ones at the next turn's commit, on the main thread, before the transaction group commits.
 ///
@@ -25,7 +35,7 @@ public final class DisplayScheduler: Sendable {
         var displaySeconds: TimeInterval = 0
         var rastersCompleted = 0
         var rastersCancelled = 0
-        var slowDrawDelay: TimeInterval = 0
+        var drawHook: (any DisplayDrawHook)?
     }
 
     private let state = Mutex(State())
@@ -77,36 +87,18 @@ public final class DisplayScheduler: Sendable {
         }
     }
 
-    /// Slow-draw mode, to watch placeholders and cancellation at work: when above 0, asynchronous
-    /// displays run one at a time, each after this many extra seconds (cancelled displays stop
-    /// waiting). Any thread.
-    public var slowDrawDelay: TimeInterval {
-        get { state.withLock { $0.slowDrawDelay } }
-        set { state.withLock { $0.slowDrawDelay = max(0, newValue.isFinite ? newValue : 0) } }
+    /// A debug hook around each asynchronous display's drawing on its worker (nil: the drawing
+    /// just runs). Rainforest's slow-draw mode sets one that delays the displays and runs them one
+    /// at a time. Any thread; a display reads it once, when it starts drawing.
+    public var drawHook: (any DisplayDrawHook)? {
+        get { state.withLock { $0.drawHook } }
+        set { state.withLock { $0.drawHook = newValue } }
     }
 
-    /// Serialises the displays of slow-draw mode.
-    private let slowDrawTurn = Mutex(())
-
-    /// Runs a display's drawing on a worker, slowed down and serialised in slow-draw mode. A display
-    /// waiting for its turn keeps polling its cancellation (so a cancelled one frees its worker at
-    /// once), and the delay is read again once it has the turn (turning the mode off speeds up the
-    /// displays already waiting).
+    /// Runs a display's drawing on a worker, through the draw hook if there is one.
     func runDisplay<T>(isCancelled: @Sendable () -> Bool, _ draw: () -> T?) -> T? {
-        guard slowDrawDelay > 0 else { return draw() }
-        while true {
-            if isCancelled() { return nil }
-            let outcome: T?? = slowDrawTurn.withLockIfAvailable { _ -> T? in
-                let end = MonotonicClock.now() + slowDrawDelay
-                while MonotonicClock.now() < end {
-                    if isCancelled() { return nil }
-                    Thread.sleep(forTimeInterval: min(0.01, max(0, end - MonotonicClock.now())))
-                }
-                return isCancelled() ? nil : draw()
-            }
-            if let outcome { return outcome }
-            Thread.sleep(forTimeInterval: 0.002)
-        }
+        guard let hook = drawHook else { return draw() }
+        return hook.run(isCancelled: isCancelled, draw)
     }
 
     /// Asynchronous displays so far: how many landed and how many were cancelled or went stale.

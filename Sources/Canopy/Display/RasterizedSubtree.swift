@@ -3,8 +3,8 @@ import Foundation
 /// A snapshot of a node and its subtree, taken on the main thread, that a worker draws into one
 /// bitmap for a node that rasterizes its subtree.
 struct RasterizedSubtree: Sendable {
-    let nodeType: DisplayNode.Type
-    let parameters: (any Sendable)?
+    /// The node's own drawing, when it draws contents.
+    let contents: CapturedDrawing?
     let frame: CGRect
     let backgroundColor: Color?
     let borderColor: Color?
@@ -27,8 +27,7 @@ struct RasterizedSubtree: Sendable {
 
     @MainActor
     private init(node: DisplayNode, isRoot: Bool) {
-        nodeType = type(of: node)
-        parameters = node.drawsContents ? node.drawParameters() : nil
+        contents = node.captureOwnDrawing()
         frame = isRoot ? node.bounds : node.frame
         backgroundColor = isRoot ? nil : node.backgroundColor
         borderColor = isRoot ? nil : node.borderColor
@@ -36,9 +35,20 @@ struct RasterizedSubtree: Sendable {
         cornerRadius = node.cornerRadius
         clipsToBounds = isRoot ? false : node.clipsToBounds
         alpha = isRoot ? 1 : node.alpha
-        drawsContents = node.drawsContents
+        drawsContents = contents != nil
         children = node.subnodes.filter { !$0.isHidden }.map { RasterizedSubtree(node: $0, isRoot: false) }
         traceLabel = !isRoot && drawsContents && Tracer.shared.isRecording ? node.traceLabel : nil
+    }
+
+    /// The rasterizing node's drawing: the whole subtree painted into one context.
+    var drawing: CapturedDrawing {
+        CapturedDrawing(
+            display: { size, scale, isCancelled in
+                CapturedDrawing.display(size: size, scale: scale, isCancelled: isCancelled) { context in
+                    draw(in: context, isCancelled: isCancelled)
+                }
+            },
+            draw: { context, isCancelled in draw(in: context, isCancelled: isCancelled) })
     }
 
     /// Draws the subtree with its origin at the context's current origin, which must be the
@@ -112,14 +122,13 @@ struct RasterizedSubtree: Sendable {
             // The compositor fades a node's bitmap as a whole, so where the node's own drawing
             // overlaps itself the fade must not apply per drawing operation: its contents are
             // made as its layer's would be, then drawn faded.
-            if let contents = nodeType.display(parameters: parameters, size: frame.size, scale: context.scale,
-                                               isCancelled: isCancelled) {
-                context.draw(contents, in: bounds)
+            if let bitmap = contents?.display(frame.size, context.scale, isCancelled) {
+                context.draw(bitmap, in: bounds)
             }
         } else {
             context.withSavedState {
                 context.clip(to: bounds)
-                nodeType.draw(parameters: parameters, in: context, isCancelled: isCancelled)
+                contents?.draw(context, isCancelled)
             }
         }
     }
@@ -150,13 +159,5 @@ struct RasterizedSubtree: Sendable {
             context.draw(layer.makeBitmap(), in: CGRect(x: -offsetX / scale, y: -offsetY / scale,
                                                         width: CGFloat(width) / scale, height: CGFloat(height) / scale))
         }
-    }
-}
-
-/// The drawing of a rasterizing node: its `RasterizedSubtree` snapshot, painted into one context.
-final class RasterizingDrawer: DisplayNode, @unchecked Sendable {
-    override class func draw(parameters: (any Sendable)?, in context: GraphicsContext,
-                             isCancelled: @Sendable () -> Bool) {
-        (parameters as? RasterizedSubtree)?.draw(in: context, isCancelled: isCancelled)
     }
 }

@@ -128,15 +128,14 @@ extension DisplayNode {
         }
         guard let sentinel, let layer = layerIfLoaded else { return }
         // Nothing of its own to draw: no bitmap (the compositor draws background and border).
-        guard hasOwnDrawing else {
+        guard let drawing = rasterizesSubtree ? RasterizedSubtree(capturing: self).drawing : captureOwnDrawing() else {
             layer.contents = nil
             displayDidLand(hadContents: false)
             return
         }
         if layer.contents == nil { showPlaceholderIfNeeded() }
         let size = bounds.size
-        let parameters: (any Sendable)? = rasterizesSubtree ? RasterizedSubtree(capturing: self) : drawParameters()
-        let nodeType: DisplayNode.Type = rasterizesSubtree ? RasterizingDrawer.self : type(of: self)
+        let nodeName = String(describing: type(of: self))
         willDisplay()
         if rasterizesSubtree { forEachDescendant { $0.willDisplay() } }
         let isStale: @Sendable () -> Bool = { [weak self] in
@@ -145,8 +144,8 @@ extension DisplayNode {
         }
         let label = Tracer.shared.isRecording ? traceLabel : nil
         if !displaysAsynchronously {
-            let bitmap = Tracer.shared.measure("draw \(label ?? String(describing: nodeType))", category: "display") {
-                nodeType.display(parameters: parameters, size: size, scale: scale, isCancelled: isStale)
+            let bitmap = Tracer.shared.measure("draw \(label ?? nodeName)", category: "display") {
+                drawing.display(size, scale, isStale)
             }
             land(bitmap, on: layer)
             return
@@ -156,8 +155,8 @@ extension DisplayNode {
         transaction.addOperation(priority: DisplayScheduler.shared.priority(of: self), { isCancelled in
             let cancelled: @Sendable () -> Bool = { isCancelled() || isStale() }
             return DisplayScheduler.shared.runDisplay(isCancelled: cancelled) {
-                Tracer.shared.measure("draw \(label ?? String(describing: nodeType))", category: "display") {
-                    nodeType.display(parameters: parameters, size: size, scale: scale, isCancelled: cancelled)
+                Tracer.shared.measure("draw \(label ?? nodeName)", category: "display") {
+                    drawing.display(size, scale, cancelled)
                 }
             }
         }) { [weak self] bitmap, cancelled in

@@ -122,8 +122,8 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
 
     // MARK: Display override points; see also DisplayNode+Display
 
-    /// Whether the node draws contents of its own. Subclasses that draw return true.
-    open var drawsContents: Bool { false }
+    /// Whether the node draws contents of its own: whether it adopts `ContentDrawing`.
+    public var drawsContents: Bool { self is any ContentDrawing }
 
     /// Whether the node has contents to display: its own drawing or its rasterized subtree.
     var hasOwnDrawing: Bool { drawsContents || rasterizesSubtree }
@@ -139,25 +139,11 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
         set { state.withLock { $0.rasterizesSubtree = newValue } }
     }
 
-    /// The immutable snapshot a worker draws from. Called on the main thread, just before a display.
+    /// The node's drawing, captured for a display: its snapshot and its class's drawing, nil for
+    /// a node without contents of its own (not `ContentDrawing`). Main thread.
     @MainActor
-    open func drawParameters() -> (any Sendable)? { nil }
-
-    /// Draws the node's contents from `parameters` into `context` (sized to the bounds, at the
-    /// display's scale, transparent). Runs on a display worker (or the main thread when the node
-    /// does not display asynchronously); must not touch the node. Poll `isCancelled` between steps.
-    open class func draw(parameters: (any Sendable)?, in context: GraphicsContext,
-                         isCancelled: @Sendable () -> Bool) {}
-
-    /// The node's contents as a bitmap, or nil when cancelled: by default a context of the bounds
-    /// at `scale` that `draw(parameters:in:isCancelled:)` paints. Worker thread.
-    open class func display(parameters: (any Sendable)?, size: CGSize, scale: CGFloat,
-                            isCancelled: @Sendable () -> Bool) -> Bitmap? {
-        let width = Int((size.width * scale).rounded(.up)), height = Int((size.height * scale).rounded(.up))
-        guard width > 0, height > 0, !isCancelled() else { return nil }
-        let context = GraphicsContext(pixelWidth: width, pixelHeight: height, scale: scale)
-        draw(parameters: parameters, in: context, isCancelled: isCancelled)
-        return isCancelled() ? nil : context.makeBitmap()
+    func captureOwnDrawing() -> CapturedDrawing? {
+        (self as? any ContentDrawing)?.captureDrawing()
     }
 
     // MARK: Placeholder override points; see also DisplayNode+Placeholder

@@ -18,7 +18,7 @@ import Synchronization
 ///   pixel covers more than one bitmap pixel; the compositor stretches the bitmap to the bounds
 ///   (Texture's reduced backing size, per axis here). True draws at the bounds' full pixel size.
 ///
-/// Display runs on a worker (`display(parameters:size:scale:isCancelled:)`): the file's header
+/// Display runs on a worker (`display(_:size:scale:isCancelled:)`): the file's header
 /// is read, the file is decoded through `imageCache` to cover exactly the pixels the image is
 /// drawn across (never more, and never above the file's own size), the image is drawn into the
 /// bitmap (clipped to the bounds), then `imageModificationBlock` runs on the result. When the
@@ -38,7 +38,7 @@ import Synchronization
 /// the node, and changes of the image's size in points invalidate layout (a `Bitmap` image
 /// sizes a leaf node to its size in points, as in Texture; a file image has no intrinsic size
 /// in layout, since reading it would be I/O during layout: size the node with its style).
-open class ImageNode: DisplayNode, @unchecked Sendable {
+open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
     /// What the node shows.
     enum Source: Sendable {
         case bitmap(Bitmap)
@@ -244,12 +244,10 @@ open class ImageNode: DisplayNode, @unchecked Sendable {
 
     // MARK: Display
 
-    open override var drawsContents: Bool { true }
-
     /// The snapshot a worker draws from: the image source and every option, the bounds, and the
     /// box where the worker reports what it found. Main thread.
     @MainActor
-    open override func drawParameters() -> (any Sendable)? {
+    open func drawParameters() -> Parameters {
         let outcome = DisplayOutcome()
         let size = bounds.size
         let label = Tracer.shared.isRecording ? traceLabel : nil
@@ -278,9 +276,8 @@ open class ImageNode: DisplayNode, @unchecked Sendable {
     /// The node's bitmap: the image decoded, scaled and placed, at the pixel size the bounds need
     /// at `scale` (smaller without `forceUpscaling` when the image has fewer pixels), then
     /// modified; or the error state; nil without an image or when cancelled. Worker thread.
-    open override class func display(parameters: (any Sendable)?, size: CGSize, scale: CGFloat,
+    open class func display(_ p: Parameters, size: CGSize, scale: CGFloat,
                                      isCancelled: @Sendable () -> Bool) -> Bitmap? {
-        guard let p = parameters as? Parameters else { return nil }
         let boundsPixels = (width: Int((size.width * scale).rounded(.up)), height: Int((size.height * scale).rounded(.up)))
         guard boundsPixels.width > 0, boundsPixels.height > 0, !isCancelled() else { return nil }
         switch prepare(p, size: size, scale: scale, isCancelled: isCancelled) {
@@ -317,9 +314,8 @@ open class ImageNode: DisplayNode, @unchecked Sendable {
     /// Draws the image into a context of the bounds (a rasterizing ancestor's, translated to this
     /// node). Worker thread. The modification block runs on the image drawn at the context's
     /// scale, which is then drawn over the bounds.
-    open override class func draw(parameters: (any Sendable)?, in context: GraphicsContext,
+    open class func draw(_ p: Parameters, in context: GraphicsContext,
                                   isCancelled: @Sendable () -> Bool) {
-        guard let p = parameters as? Parameters else { return }
         let size = p.boundsSize
         guard size.width > 0, size.height > 0, !isCancelled() else { return }
         switch prepare(p, size: size, scale: context.scale, isCancelled: isCancelled) {
@@ -348,8 +344,10 @@ open class ImageNode: DisplayNode, @unchecked Sendable {
 
     // MARK: The work (worker thread)
 
-    /// The immutable snapshot a display draws from.
-    struct Parameters: Sendable {
+    /// The immutable snapshot a display draws from: the source and every option, the bounds,
+    /// and the box where the worker reports what it found. Opaque outside Canopy: a subclass
+    /// passes it on to `super`.
+    public struct Parameters: Sendable {
         let source: Source?
         let boundsSize: CGSize
         let contentMode: ContentMode

@@ -27,7 +27,7 @@ import Synchronization
 /// Every property is behind the node's lock. Changing the text, the line limit, the truncation
 /// text or the shadow invalidates layouts (`setNeedsLayout()`) and redisplays the node; setting a
 /// value the node already has does nothing.
-open class TextNode: DisplayNode, @unchecked Sendable {
+open class TextNode: DisplayNode, ContentDrawing, @unchecked Sendable {
     private struct Settings {
         var attributedText = AttributedString()
         var truncationAttributedText = TextLayout.defaultTruncationString
@@ -300,12 +300,10 @@ open class TextNode: DisplayNode, @unchecked Sendable {
 
     // MARK: Display
 
-    open override var drawsContents: Bool { true }
-
     /// The text, its options and the layout measured at the node's width (if any). Main thread;
     /// it lays nothing out.
     @MainActor
-    open override func drawParameters() -> (any Sendable)? {
+    open func drawParameters() -> Parameters {
         let size = bounds.size
         let (config, measurements) = settings.withLock { settings in
             (TextConfiguration(text: settings.drawnText, truncation: settings.truncationAttributedText,
@@ -321,8 +319,9 @@ open class TextNode: DisplayNode, @unchecked Sendable {
                           traceLabel: Tracer.shared.isRecording ? traceLabel : nil)
     }
 
-    /// The immutable snapshot a worker draws from.
-    struct Parameters: Sendable {
+    /// The immutable snapshot a worker draws from: the text, its options and the layout measured
+    /// at the node's width. Opaque outside Canopy: a subclass passes it on to `super`.
+    public struct Parameters: Sendable {
         let text: AttributedString
         let truncation: AttributedString
         let maximumNumberOfLines: Int
@@ -350,9 +349,9 @@ open class TextNode: DisplayNode, @unchecked Sendable {
 
     /// Draws the text's layout at the top left of the bounds, inset by the shadow padding.
     /// Worker thread (or the main thread for a node that does not display asynchronously).
-    open override class func draw(parameters: (any Sendable)?, in context: GraphicsContext,
+    open class func draw(_ p: Parameters, in context: GraphicsContext,
                                   isCancelled: @Sendable () -> Bool) {
-        guard let p = parameters as? Parameters, !isCancelled() else { return }
+        guard !isCancelled() else { return }
         Tracer.shared.measure("text \(p.traceLabel ?? "TextNode")", category: "text") {
             guard let layout = p.layout(scale: context.scale), !isCancelled() else { return }
             layout.draw(in: context, at: CGPoint(x: p.padding.left, y: p.padding.top))

@@ -1,0 +1,48 @@
+import CanopyTestSupport
+import Foundation
+import Synchronization
+import XCTest
+@testable import RainforestKit
+
+/// The slow-draw mode's hook: displays one at a time, each delayed, a waiting one giving up when
+/// cancelled.
+final class SlowDrawTests: XCTestCase {
+    func testASlowDrawWaitingForItsTurnStopsWhenCancelled() {
+        let slowDraw = SlowDraw(delay: 0.01)
+        let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
+        // The first display holds the turn (its drawing waits for `release`).
+        Thread {
+            _ = slowDraw.run(isCancelled: { false }) { () -> Int? in
+                holding.signal()
+                _ = release.wait(timeout: HangGuard.deadline)
+                return 1
+            }
+            finished.signal()
+        }.start()
+        XCTAssertEqual(holding.wait(timeout: HangGuard.deadline), .success)
+        // The second waits for the turn; cancelled, it gives up without it. It is cancelled only
+        // once it has polled its cancellation and found none (a poll counts after it reads), so a
+        // slow start of its thread cannot make it give up before it waits.
+        let cancelled = Atomic<Bool>(false)
+        let polls = Atomic<Int>(0)
+        let second = DispatchSemaphore(value: 0)
+        let result = Mutex<Int??>(nil)
+        Thread {
+            let value = slowDraw.run(isCancelled: {
+                let isCancelled = cancelled.load(ordering: .acquiring)
+                polls.add(1, ordering: .releasing)
+                return isCancelled
+            }) { () -> Int? in 2 }
+            result.withLock { $0 = .some(value) }
+            second.signal()
+        }.start()
+        XCTAssertTrue(HangGuard.wait(until: { polls.load(ordering: .acquiring) > 0 }),
+                      "the second display never started")
+        cancelled.store(true, ordering: .releasing)
+        XCTAssertEqual(second.wait(timeout: HangGuard.deadline), .success,
+                       "a cancelled display stops waiting for the turn")
+        XCTAssertEqual(result.withLock { $0 }, .some(nil))
+        release.signal()
+        XCTAssertEqual(finished.wait(timeout: HangGuard.deadline), .success)
+    }
+}
