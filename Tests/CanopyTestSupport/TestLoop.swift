@@ -8,7 +8,7 @@ public enum TestLoop {
     /// A frame loop with `DisplayScheduler.shared` installed on it at `scale` (tests uninstall it in
     /// their tearDown).
     @MainActor
-    public static func make(scale: CGFloat = 1) -> (FrameLoop, TransactionGroup) {
+    package static func make(scale: CGFloat = 1) -> (FrameLoop, TransactionGroup) {
         let loop = FrameLoop()
         let group = TransactionGroup(runLoop: loop)
         DisplayScheduler.shared.install(on: loop, group: group, scale: scale)

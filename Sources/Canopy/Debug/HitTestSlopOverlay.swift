@@ -26,21 +26,21 @@ import Foundation
 /// above the root is accounted for by the root's window origin. The areas use the default
 /// geometry (bounds and slop); a subclass that overrides `point(inside:)` with another shape is
 /// shown by its rect.
-public enum HitTestSlopOverlay {
+package enum HitTestSlopOverlay {
     /// The tappable area: green at alpha 0.4.
-    public static let fillColor = Color(red: 0, green: 1, blue: 0, alpha: 0.4)
+    package static let fillColor = Color(red: 0, green: 1, blue: 0, alpha: 0.4)
     /// An edge an ancestor's tappable area cut: dark green (30, 90, 50) at alpha 0.7.
-    public static let tappableAreaCutColor = Color(rgb8: 30, 90, 50, alpha: 0.7)
+    package static let tappableAreaCutColor = Color(rgb8: 30, 90, 50, alpha: 0.7)
     /// An edge a clipping ancestor cut: orange at alpha 0.8.
-    public static let clippingCutColor = Color(red: 1, green: 0.5, blue: 0, alpha: 0.8)
+    package static let clippingCutColor = Color(red: 1, green: 0.5, blue: 0, alpha: 0.8)
     /// The thickness of an edge's band, in points (at most half the region's width or height).
-    public static let bandWidth: CGFloat = 2
+    package static let bandWidth: CGFloat = 2
 
     /// The regions of the controls in `root`'s tree, in drawing order (a node before its subnodes,
     /// earlier subnodes first). `origin` is where the origin of the space `root`'s frame is in
     /// lands in the window (zero when the root's supernode space is the window's). Reads the tree
     /// under the nodes' locks; call it on the main thread, where the tree changes.
-    public static func regions(in root: DisplayNode, origin: CGPoint) -> [HitTestSlopRegion] {
+    package static func regions(in root: DisplayNode, origin: CGPoint) -> [HitTestSlopRegion] {
         var regions: [HitTestSlopRegion] = []
         let frameOrigin = root.frame.origin
         visit(root, at: CGPoint(x: origin.x + frameOrigin.x, y: origin.y + frameOrigin.y),
@@ -51,7 +51,7 @@ public enum HitTestSlopOverlay {
     /// The regions, with the root placed where its layer is drawn (through any scrolled layers
     /// above it); at the window's origin when the root is not loaded.
     @MainActor
-    public static func regions(in root: DisplayNode) -> [HitTestSlopRegion] {
+    package static func regions(in root: DisplayNode) -> [HitTestSlopRegion] {
         regions(in: root, origin: root.layerIfLoaded?.superlayer?.convertToWindow(.zero) ?? .zero)
     }
 

@@ -9,13 +9,13 @@ import Foundation
 /// band replaces the fill under it rather than being blended over it, as Texture's overlay image
 /// (drawn with a copying fill) does, and where two bands meet at a corner the orange one takes the
 /// corner (on a tie, the top or bottom band).
-public struct HitTestSlopRegion: Sendable {
-    public enum Edge: Sendable, Hashable, CaseIterable {
+package struct HitTestSlopRegion: Sendable {
+    package enum Edge: Sendable, Hashable, CaseIterable {
         case top, left, bottom, right
     }
 
     /// What cut an edge.
-    public enum Cut: Sendable, Hashable {
+    package enum Cut: Sendable, Hashable {
         /// An ancestor's own tappable area ends there: the pointer is not taken beyond it (a real
         /// limit; grow that ancestor's `hitTestSlop` to move it). Dark green.
         case tappableArea
@@ -24,34 +24,34 @@ public struct HitTestSlopRegion: Sendable {
         case clipping
     }
 
-    public struct Band: Sendable, Hashable {
-        public var edge: Edge
-        public var cut: Cut
-        public var rect: CGRect
-        public var color: Color
+    package struct Band: Sendable, Hashable {
+        package var edge: Edge
+        package var cut: Cut
+        package var rect: CGRect
+        package var color: Color
     }
 
     /// The control the region shows.
-    public let control: ControlNode
+    package let control: ControlNode
     /// The shown tappable area.
-    public var rect: CGRect
+    package var rect: CGRect
     /// `rect` less the bands (empty when the bands cover it).
-    public var fill: CGRect
-    public var fillColor: Color
+    package var fill: CGRect
+    package var fillColor: Color
     /// The edges an ancestor cut, and by what.
-    public var cuts: [Edge: Cut]
+    package var cuts: [Edge: Cut]
     /// One band per cut edge, in `Edge`'s order.
-    public var bands: [Band]
+    package var bands: [Band]
 
     /// Every rect to fill, with its colour: the fill (if not empty), then the bands.
-    public var pieces: [(rect: CGRect, color: Color)] {
+    package var pieces: [(rect: CGRect, color: Color)] {
         var pieces: [(rect: CGRect, color: Color)] = []
         if fill.width > 0 && fill.height > 0 { pieces.append((fill, fillColor)) }
         for band in bands { pieces.append((band.rect, band.color)) }
         return pieces
     }
 
-    public init(control: ControlNode, rect: CGRect, fill: CGRect, fillColor: Color,
+    package init(control: ControlNode, rect: CGRect, fill: CGRect, fillColor: Color,
                 cuts: [Edge: Cut], bands: [Band]) {
         self.control = control
         self.rect = rect

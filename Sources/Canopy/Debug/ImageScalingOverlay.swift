@@ -2,24 +2,24 @@ import Foundation
 
 /// One label of the image-scaling debug overlay: an image node whose image pixels differ from the
 /// pixels it is drawn across, and by how much.
-public struct ImageScalingLabel: Sendable, Equatable {
+package struct ImageScalingLabel: Sendable, Equatable {
     /// The image node's frame, in window points.
-    public var frame: CGRect
+    package var frame: CGRect
     /// The node's `imageScaleFactor`: image pixels over drawn pixels (above 1: the image is bigger
     /// than it needs to be; below 1: it is stretched).
-    public var factor: CGFloat
+    package var factor: CGFloat
     /// The label's text: the factor as "%.2fx".
-    public var text: String { String(format: "%.2fx", Double(factor)) }
+    package var text: String { String(format: "%.2fx", Double(factor)) }
 }
 
 /// The image-scaling debug overlay's content (Texture's image scaling overlay): for every visible
 /// `ImageNode` of a tree whose last display drew its image at a scale other than 1 (as "%.2fx" shows it), a red
 /// "%.2fx" label at the node's bottom right. Pure geometry; the compositor draws it. Main thread
 /// (it reads the loaded layers to place the root).
-public enum ImageScalingOverlay {
+package enum ImageScalingOverlay {
     /// The labels of `root`'s tree, with the root's frame origin at `origin` (window points) plus
     /// its frame's own origin.
-    public static func labels(in root: DisplayNode, origin: CGPoint) -> [ImageScalingLabel] {
+    package static func labels(in root: DisplayNode, origin: CGPoint) -> [ImageScalingLabel] {
         var labels: [ImageScalingLabel] = []
         visit(root, at: CGPoint(x: origin.x + root.frame.minX, y: origin.y + root.frame.minY), into: &labels)
         return labels
@@ -28,7 +28,7 @@ public enum ImageScalingOverlay {
     /// The labels, with the root placed where its layer is drawn (through any scrolled layers above
     /// it); at the window's origin when the root is not loaded.
     @MainActor
-    public static func labels(in root: DisplayNode) -> [ImageScalingLabel] {
+    package static func labels(in root: DisplayNode) -> [ImageScalingLabel] {
         labels(in: root, origin: root.layerIfLoaded?.superlayer?.convertToWindow(.zero) ?? .zero)
     }
 

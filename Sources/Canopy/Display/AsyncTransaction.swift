@@ -11,8 +11,8 @@ import Synchronization
 ///
 /// `cancel()` makes `isCancelled` true for the running work (which should stop early) and for the
 /// completions (which should then not set contents). Main thread, except `isCancelled`.
-public final class AsyncTransaction: Sendable {
-    public enum State: Sendable, Equatable {
+package final class AsyncTransaction: Sendable {
+    package enum State: Sendable, Equatable {
         /// Accepting operations.
         case open
         /// Closed by the group; waiting for its operations.
@@ -37,7 +37,7 @@ public final class AsyncTransaction: Sendable {
 
     /// A new open transaction in `group`, running its work on `queue`.
     @MainActor
-    public init(group: TransactionGroup, queue: DisplayQueue = .shared) {
+    package init(group: TransactionGroup, queue: DisplayQueue = .shared) {
         self.queue = queue
         self.group = group
         mainState = Mutex(MainState())
@@ -45,12 +45,12 @@ public final class AsyncTransaction: Sendable {
     }
 
     /// Whether `cancel()` was called (any thread).
-    public var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+    package var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
-    @MainActor public var state: State { mainState.withLock { $0.state } }
+    @MainActor package var state: State { mainState.withLock { $0.state } }
 
     /// Runs after every operation's completion, with the transaction's cancelled flag.
-    @MainActor public var completionBlock: (@MainActor (_ transaction: AsyncTransaction, _ cancelled: Bool) -> Void)? {
+    @MainActor package var completionBlock: (@MainActor (_ transaction: AsyncTransaction, _ cancelled: Bool) -> Void)? {
         get { mainState.withLock { $0.completionBlock } }
         set { mainState.withLock { $0.completionBlock = newValue } }
     }
@@ -60,7 +60,7 @@ public final class AsyncTransaction: Sendable {
     /// result when the whole transaction completes.
     /// - Precondition: the transaction is open.
     @MainActor
-    public func addOperation<Value: Sendable>(
+    package func addOperation<Value: Sendable>(
         priority: DisplayPriority = .background,
         _ work: @escaping @Sendable (_ isCancelled: @escaping @Sendable () -> Bool) -> Value?,
         completion: @escaping @MainActor (_ value: Value?, _ cancelled: Bool) -> Void
@@ -92,7 +92,7 @@ public final class AsyncTransaction: Sendable {
     /// on the workers meanwhile, concurrently). Used where a container must not show a placeholder
     /// (`recursivelyEnsureDisplaySynchronously`).
     @MainActor
-    public func waitUntilOperationsFinish() {
+    package func waitUntilOperationsFinish() {
         let semaphore = DispatchSemaphore(value: 0)
         let mustWait = waiters.withLock { waiting -> Bool in
             guard unfinished.load(ordering: .acquiring) > 0 else { return false }
@@ -104,14 +104,14 @@ public final class AsyncTransaction: Sendable {
 
     /// Cancels the running work and marks the completions cancelled. The completions still run (so
     /// callers can release what they hold), with `cancelled` true.
-    public func cancel() {
+    package func cancel() {
         cancelled.store(true, ordering: .releasing)
         group.operationsFinished()
     }
 
     /// Closes the transaction to new operations (the group does this at the end of the turn).
     @MainActor
-    public func commit() {
+    package func commit() {
         mainState.withLock { if $0.state == .open { $0.state = .committed } }
     }
 

@@ -13,12 +13,12 @@ import Glibc
 ///
 /// Thread-safe: `enqueue` from any thread. Work items must not touch SDL or any main-thread object;
 /// they poll their own cancellation (the display sentinel) and return quickly when cancelled.
-public final class DisplayQueue: Sendable {
+package final class DisplayQueue: Sendable {
     /// A queued item; cancelling it before a worker takes it means it never runs.
-    public final class Ticket: Sendable {
+    package final class Ticket: Sendable {
         fileprivate let cancelled = Atomic<Bool>(false)
-        public func cancel() { cancelled.store(true, ordering: .releasing) }
-        public var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+        package func cancel() { cancelled.store(true, ordering: .releasing) }
+        package var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
     }
 
     private struct Job: Comparable {
@@ -48,19 +48,19 @@ public final class DisplayQueue: Sendable {
 
     /// The shared pool: one worker per core (measured fastest on the 2-core reference machine;
     /// more workers only add switching, fewer leave a core idle while the main thread sleeps).
-    public static let shared = DisplayQueue(workers: ProcessInfo.processInfo.activeProcessorCount)
+    package static let shared = DisplayQueue(workers: ProcessInfo.processInfo.activeProcessorCount)
 
     /// The nice value of worker threads (the main thread keeps 0).
-    public static let workerNiceValue: Int32 = 5
+    package static let workerNiceValue: Int32 = 5
 
-    public let workerCount: Int
+    package let workerCount: Int
     private let state = Mutex(State())
     private let available = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts `workers` threads (at least one) named "canopy.display.N", and in traces "display
     /// worker N" (from 1; another `name` gives "<name> worker N").
-    public init(workers: Int, name: String = "canopy.display") {
+    package init(workers: Int, name: String = "canopy.display") {
         workerCount = max(1, workers)
         for index in 0..<workerCount {
             let traceName = (name == "canopy.display" ? "display" : name) + " worker \(index + 1)"
@@ -78,7 +78,7 @@ public final class DisplayQueue: Sendable {
     /// queue was shut down, or its ticket was cancelled first), `onDrop` runs instead, once, so
     /// whoever waits for the work can stop waiting.
     @discardableResult
-    public func enqueue(priority: DisplayPriority = .background, onDrop: (@Sendable () -> Void)? = nil,
+    package func enqueue(priority: DisplayPriority = .background, onDrop: (@Sendable () -> Void)? = nil,
                         _ work: @escaping @Sendable () -> Void) -> Ticket {
         let ticket = Ticket()
         let accepted = state.withLock { state -> Bool in
@@ -93,13 +93,13 @@ public final class DisplayQueue: Sendable {
     }
 
     /// Items waiting for a worker (cancelled ones included until a worker drops them).
-    public var pendingCount: Int { state.withLock { $0.heap.count } }
+    package var pendingCount: Int { state.withLock { $0.heap.count } }
     /// Items running now.
-    public var runningCount: Int { state.withLock { $0.running } }
+    package var runningCount: Int { state.withLock { $0.running } }
 
     /// Stops the workers after the items they are running; queued items are dropped. Returns when
     /// every worker has ended.
-    public func shutdown() {
+    package func shutdown() {
         let (wasRunning, dropped) = state.withLock { state -> (Bool, [Job]) in
             let was = !state.stopped
             state.stopped = true

@@ -48,14 +48,14 @@ public final class DisplayScheduler: Sendable {
 
     /// How urgent a node's display is (the range controller answers by distance to the viewport);
     /// nil: every display is `.visible`.
-    public var priorityProvider: (@Sendable (DisplayNode) -> DisplayPriority)? {
+    package var priorityProvider: (@Sendable (DisplayNode) -> DisplayPriority)? {
         get { state.withLock { $0.priority } }
         set { state.withLock { $0.priority = newValue } }
     }
 
     /// The transaction group displays commit with, once installed.
     @MainActor
-    public var transactionGroup: TransactionGroup? { state.withLock { $0.group } }
+    package var transactionGroup: TransactionGroup? { state.withLock { $0.group } }
 
     /// Displays started by the scheduler, and the main-thread seconds they took to start (the
     /// snapshot of draw parameters and the queueing): the main thread's share before commit.
@@ -109,7 +109,7 @@ public final class DisplayScheduler: Sendable {
     /// The animator of placeholder and contents fades on the installed run loop (nil until
     /// `install`: fades then end at once).
     @MainActor
-    public var animator: LayerAnimator? { state.withLock { $0.animator } }
+    package var animator: LayerAnimator? { state.withLock { $0.animator } }
 
     /// The budget of main-thread layer releases per turn, in seconds.
     public static let releaseBudget: TimeInterval = 0.001
@@ -135,7 +135,7 @@ public final class DisplayScheduler: Sendable {
     /// Binds the scheduler to `runLoop` (main thread): displays run in its `beforeCommit` phase, and
     /// their transactions commit with `group` (one made for the loop if not given).
     @MainActor
-    public func install(on runLoop: FrameLoop, group: TransactionGroup? = nil, scale: CGFloat = 1) {
+    package func install(on runLoop: FrameLoop, group: TransactionGroup? = nil, scale: CGFloat = 1) {
         uninstall()
         let ownsGroup = group == nil
         let group = group ?? TransactionGroup(runLoop: runLoop)

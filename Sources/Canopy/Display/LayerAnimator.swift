@@ -9,9 +9,9 @@ import Foundation
 /// cross-fade of two opaque images then keeps the sum of their weights at 1), and asks for frames
 /// until it ends; then the property holds `to` and the completion runs.
 @MainActor
-public final class LayerAnimator {
+package final class LayerAnimator {
     /// The animatable properties.
-    public enum Property: Sendable {
+    package enum Property: Sendable {
         case alpha, fadeOpacity
     }
 
@@ -30,12 +30,12 @@ public final class LayerAnimator {
         var body: @MainActor () -> Void
     }
 
-    public let runLoop: FrameLoop
+    package let runLoop: FrameLoop
     private var animations: [Animation] = []
     private var waiters: [Waiter] = []
     private var token: FrameLoop.ObserverToken?
 
-    public init(runLoop: FrameLoop, order: Int = Int.min) {
+    package init(runLoop: FrameLoop, order: Int = Int.min) {
         self.runLoop = runLoop
         token = runLoop.addObserver(.beforePresent, order: order) { [weak self] turn in self?.tick(at: turn.time) }
     }
@@ -45,7 +45,7 @@ public final class LayerAnimator {
     }
 
     /// Removes the observer; animations stop where they are (their completions run, unfinished).
-    public func invalidate() {
+    package func invalidate() {
         if let token { runLoop.removeObserver(token) }
         token = nil
         let stopped = animations
@@ -55,12 +55,12 @@ public final class LayerAnimator {
     }
 
     /// Whether anything is animating or waiting.
-    public var isActive: Bool { !animations.isEmpty || !waiters.isEmpty }
+    package var isActive: Bool { !animations.isEmpty || !waiters.isEmpty }
 
     /// Animates `property` of `layer` from `from` to `to` over `duration` seconds. An animation
     /// of the same property of the same layer is replaced (its completion runs, unfinished). A
     /// duration of 0 or less sets `to` at once and completes.
-    public func animate(_ layer: Layer, _ property: Property, from: CGFloat, to: CGFloat, duration: TimeInterval,
+    package func animate(_ layer: Layer, _ property: Property, from: CGFloat, to: CGFloat, duration: TimeInterval,
                         completion: (@MainActor (_ finished: Bool) -> Void)? = nil) {
         removeAnimation(of: layer, property)
         guard duration > 0, duration.isFinite else {
@@ -75,21 +75,21 @@ public final class LayerAnimator {
     }
 
     /// Stops an animation of `layer`'s `property` where it is (its completion runs, unfinished).
-    public func removeAnimation(of layer: Layer, _ property: Property) {
+    package func removeAnimation(of layer: Layer, _ property: Property) {
         guard let index = animations.firstIndex(where: { $0.layer === layer && $0.property == property }) else { return }
         let removed = animations.remove(at: index)
         removed.completion?(false)
     }
 
     /// Whether `layer`'s `property` is animating.
-    public func isAnimating(_ layer: Layer, _ property: Property) -> Bool {
+    package func isAnimating(_ layer: Layer, _ property: Property) -> Bool {
         animations.contains { $0.layer === layer && $0.property == property }
     }
 
     /// Runs `body` at the first turn in which every layer of `layer`'s tree shows its current
     /// contents (the backend uploaded them); at once when no backend observes the tree (its root
     /// has no `contentsChangeHandler`) or nothing is waiting. Dropped if the layer goes away.
-    public func whenPresented(_ layer: Layer, _ body: @escaping @MainActor () -> Void) {
+    package func whenPresented(_ layer: Layer, _ body: @escaping @MainActor () -> Void) {
         if Self.isPresented(layer) {
             body()
             return
@@ -99,7 +99,7 @@ public final class LayerAnimator {
     }
 
     /// Whether `layer`'s tree shows its current contents (or no backend is uploading for it).
-    public static func isPresented(_ layer: Layer) -> Bool {
+    package static func isPresented(_ layer: Layer) -> Bool {
         layer.root.contentsChangeHandler == nil || showsCurrentContents(layer)
     }
 

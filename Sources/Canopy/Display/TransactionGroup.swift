@@ -9,12 +9,12 @@ import Foundation
 /// transaction's last operation asks the loop for a frame. Main thread, except
 /// `operationsFinished()`.
 @MainActor
-public final class TransactionGroup {
+package final class TransactionGroup {
     nonisolated private let runLoop: FrameLoop
     private var transactions: [AsyncTransaction] = []
     private var token: FrameLoop.ObserverToken?
 
-    public init(runLoop: FrameLoop) {
+    package init(runLoop: FrameLoop) {
         self.runLoop = runLoop
         token = runLoop.addObserver(.afterCommit, order: .max) { [weak self] _ in self?.commit() }
     }
@@ -25,14 +25,14 @@ public final class TransactionGroup {
 
     /// Transactions completed since the group was made, and the main-thread seconds their
     /// completions took (setting contents, the hooks): what committing costs.
-    public private(set) var completedCount = 0
-    public private(set) var completionSeconds: TimeInterval = 0
+    package private(set) var completedCount = 0
+    package private(set) var completionSeconds: TimeInterval = 0
 
     /// Transactions not completed yet.
-    public var pendingCount: Int { transactions.count }
+    package var pendingCount: Int { transactions.count }
 
     /// Stops observing the run loop (pending transactions are left as they are).
-    public func invalidate() {
+    package func invalidate() {
         if let token { runLoop.removeObserver(token) }
         token = nil
     }
@@ -40,7 +40,7 @@ public final class TransactionGroup {
     /// Cancels every transaction not completed yet: their operations still queued never run and
     /// those running see `isCancelled`; their completions run (with `cancelled` true) only if the
     /// group still observes the loop. For a group about to end (`DisplayScheduler.uninstall`).
-    public func cancelPending() {
+    package func cancelPending() {
         for transaction in transactions { transaction.cancel() }
     }
 
@@ -57,7 +57,7 @@ public final class TransactionGroup {
     /// Commits `transaction` now and, if its operations have all returned, completes it at once
     /// instead of at the end of the turn. Returns whether it completed.
     @discardableResult
-    public func completeNow(_ transaction: AsyncTransaction) -> Bool {
+    package func completeNow(_ transaction: AsyncTransaction) -> Bool {
         transaction.commit()
         guard transaction.isReadyToComplete else { return false }
         transactions.removeAll { $0 === transaction }
@@ -66,7 +66,7 @@ public final class TransactionGroup {
     }
 
     /// Commits open transactions and completes the finished ones, in order.
-    public func commit() {
+    package func commit() {
         guard !transactions.isEmpty else { return }
         let traceStart = Tracer.shared.isRecording ? Tracer.now() : nil
         var completed = false

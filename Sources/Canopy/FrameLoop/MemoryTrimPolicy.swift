@@ -12,9 +12,9 @@ import Foundation
 /// The loop may go to sleep before the quiet time is over (the last frame of a scroll starts
 /// displays that land later and wake it): the decision then says when to look again, and the
 /// caller asks for a frame at that time.
-public struct MemoryTrimPolicy<Signature: Equatable & Sendable>: Sendable {
+package struct MemoryTrimPolicy<Signature: Equatable & Sendable>: Sendable {
     /// What to do at the end of a turn.
-    public enum Decision: Equatable, Sendable {
+    package enum Decision: Equatable, Sendable {
         /// Nothing (no work since the last trim, or the work is not yet quiet and frames go on).
         case wait
         /// Trim now.
@@ -24,22 +24,22 @@ public struct MemoryTrimPolicy<Signature: Equatable & Sendable>: Sendable {
     }
 
     /// How long the work must have been quiet before a trim.
-    public var quietTime: TimeInterval
+    package var quietTime: TimeInterval
     private var lastSignature: Signature?
     private var lastActivity: TimeInterval = 0
     private var pending = false
 
     /// Whether work was done since the last trim (a trim is due once it is quiet).
-    public var isTrimDue: Bool { pending }
+    package var isTrimDue: Bool { pending }
 
-    public init(quietTime: TimeInterval = 1) {
+    package init(quietTime: TimeInterval = 1) {
         self.quietTime = quietTime
     }
 
     /// Called at the end of each turn with a signature of the work done so far (counters that
     /// change when work happens; a value type, so a turn allocates nothing) and whether the loop
     /// will sleep after this turn.
-    public mutating func decide(now: TimeInterval, activity signature: Signature, loopWillSleep: Bool) -> Decision {
+    package mutating func decide(now: TimeInterval, activity signature: Signature, loopWillSleep: Bool) -> Decision {
         if let lastSignature, lastSignature != signature {
             pending = true
             lastActivity = now

@@ -20,25 +20,25 @@ import Foundation
 /// The queue holds its waiting items strongly and lets them go once handled or removed. The
 /// observer holds the queue weakly; `invalidate()` or the queue's deinit removes it.
 @MainActor
-public final class RunLoopQueue<Item: AnyObject> {
+package final class RunLoopQueue<Item: AnyObject> {
     /// What a queue is handed to do with each item: the item, and whether it was the last one
     /// waiting (the call that empties the queue). Called on the main thread.
-    public typealias Handler = @MainActor (_ item: Item, _ isQueueDrained: Bool) -> Void
+    package typealias Handler = @MainActor (_ item: Item, _ isQueueDrained: Bool) -> Void
 
     /// The loop whose turns drain the queue.
-    public let runLoop: FrameLoop
+    package let runLoop: FrameLoop
     /// The point of the turn where the queue's observer runs.
-    public let phase: FrameLoop.Phase
+    package let phase: FrameLoop.Phase
     /// The observer's order within `phase` (lower runs first).
-    public let order: Int
+    package let order: Int
 
     /// The most time one turn spends on items, in seconds; at least one item is handled per
     /// turn whatever it is (so 0 means one item per turn). Takes effect at the next turn.
-    public var budget: TimeInterval
+    package var budget: TimeInterval
 
     /// When false the queue's observer does nothing: items wait, and no frames are asked for.
     /// Setting it back to true asks for a frame if items are waiting.
-    public var isEnabled = true {
+    package var isEnabled = true {
         didSet {
             if isEnabled && !oldValue { requestFrameIfNeeded() }
         }
@@ -46,17 +46,17 @@ public final class RunLoopQueue<Item: AnyObject> {
 
     /// When set, each turn that handles items is one event of this name on the trace's main
     /// track (`Tracer`): the compositor's queue is "upload".
-    public var traceName: String?
+    package var traceName: String?
 
     /// False once `invalidate()` was called: the observer is gone and enqueues are ignored.
-    public private(set) var isValid = true
+    package private(set) var isValid = true
 
     /// The most recent turn in which the (enabled) observer ran: how many items it handled and
     /// the seconds they took by `clock`. (0, 0) for a turn that found the queue empty.
-    public private(set) var lastTurn: (handled: Int, seconds: TimeInterval) = (0, 0)
+    package private(set) var lastTurn: (handled: Int, seconds: TimeInterval) = (0, 0)
 
     /// Items handled since the queue was made.
-    public private(set) var handledCount = 0
+    package private(set) var handledCount = 0
 
     private let clock: () -> TimeInterval
     private let handler: Handler
@@ -66,7 +66,7 @@ public final class RunLoopQueue<Item: AnyObject> {
     /// released at once, and removing one from the middle moves the nearer end).
     private var items = Deque<Item>()
     /// The number of waiting items.
-    public var count: Int { items.count }
+    package var count: Int { items.count }
     private var members = Set<ObjectIdentifier>()
 
     /// Makes a queue and installs its observer at `phase`, `order` of `runLoop`.
@@ -75,7 +75,7 @@ public final class RunLoopQueue<Item: AnyObject> {
     ///   - budget: the most time a turn spends on items, in seconds (4 ms by default).
     ///   - clock: the time source for the budget, in seconds; tests inject a fake one.
     ///   - handler: called with each item in turn, on the main thread.
-    public init(runLoop: FrameLoop, budget: TimeInterval = 0.004, phase: FrameLoop.Phase = .beforePresent,
+    package init(runLoop: FrameLoop, budget: TimeInterval = 0.004, phase: FrameLoop.Phase = .beforePresent,
                 order: Int = 0, clock: @escaping () -> TimeInterval = MonotonicClock.now,
                 handler: @escaping Handler) {
         self.runLoop = runLoop
@@ -98,17 +98,17 @@ public final class RunLoopQueue<Item: AnyObject> {
     }
 
     /// Whether no items are waiting.
-    public var isEmpty: Bool { count == 0 }
+    package var isEmpty: Bool { count == 0 }
 
     /// Whether `item` (the object itself) is waiting.
-    public func contains(_ item: Item) -> Bool {
+    package func contains(_ item: Item) -> Bool {
         members.contains(ObjectIdentifier(item))
     }
 
     /// Puts `item` at the back of the queue unless it is already waiting, and asks for a frame.
     /// Returns whether it was added (false if it was waiting already or the queue is invalid).
     @discardableResult
-    public func enqueue(_ item: Item) -> Bool {
+    package func enqueue(_ item: Item) -> Bool {
         guard append(item) else { return false }
         requestFrameIfNeeded()
         return true
@@ -117,7 +117,7 @@ public final class RunLoopQueue<Item: AnyObject> {
     /// Enqueues each of `items` in order, skipping those already waiting (including repeats
     /// within `items`), and asks for one frame if any was added. Returns how many were added.
     @discardableResult
-    public func enqueue(contentsOf newItems: some Sequence<Item>) -> Int {
+    package func enqueue(contentsOf newItems: some Sequence<Item>) -> Int {
         var added = 0
         for item in newItems where append(item) { added += 1 }
         if added > 0 { requestFrameIfNeeded() }
@@ -127,7 +127,7 @@ public final class RunLoopQueue<Item: AnyObject> {
     /// Takes `item` out of the queue if it is waiting, keeping the order of the rest. O(n).
     /// Returns whether it was waiting.
     @discardableResult
-    public func remove(_ item: Item) -> Bool {
+    package func remove(_ item: Item) -> Bool {
         guard members.remove(ObjectIdentifier(item)) != nil else { return false }
         guard let position = items.firstIndex(where: { $0 === item }) else {
             preconditionFailure("RunLoopQueue: a member is missing from the queue")
@@ -137,7 +137,7 @@ public final class RunLoopQueue<Item: AnyObject> {
     }
 
     /// Drops every waiting item (they are not handled) and frees the storage.
-    public func removeAll() {
+    package func removeAll() {
         items = Deque()
         members.removeAll()
     }
@@ -145,7 +145,7 @@ public final class RunLoopQueue<Item: AnyObject> {
     /// Removes the observer and drops the waiting items; later enqueues are ignored. Idempotent.
     /// The queue's deinit removes the observer too, so this is only needed to stop a queue that
     /// is still referenced.
-    public func invalidate() {
+    package func invalidate() {
         isValid = false
         if let token {
             runLoop.removeObserver(token)
@@ -156,7 +156,7 @@ public final class RunLoopQueue<Item: AnyObject> {
 
     /// Handles every waiting item now, whatever the budget (including items the handler adds),
     /// e.g. before a screenshot. Does nothing while disabled or invalid.
-    public func drain() {
+    package func drain() {
         while count > 0 && isEnabled && isValid {
             let item = dequeue()
             handledCount += 1

@@ -11,6 +11,9 @@ import Synchronization
 /// element strongly, so an element caching its own `Layout` would keep itself alive forever. The
 /// sublayouts only point down the tree (at children), so no cycle forms; a hit costs one small
 /// allocation to rebuild the top `Layout`, never a measurement.
+///
+/// An element makes one and keeps it (`let layoutCache = LayoutCache()`); the rest is Canopy's,
+/// and an element that changes its content calls `invalidateAll()`.
 public final class LayoutCache: Sendable {
     private struct Entry {
         let range: SizeRange
@@ -28,7 +31,7 @@ public final class LayoutCache: Sendable {
     private static let generationCounter = Atomic<UInt64>(0)
 
     /// The current layout generation: read it before measuring and store the result with it.
-    public static var generation: UInt64 { generationCounter.load(ordering: .acquiring) }
+    package static var generation: UInt64 { generationCounter.load(ordering: .acquiring) }
 
     /// Makes every cached layout of every element stale (a style or a leaf's content changed).
     public static func invalidateAll() {
@@ -36,7 +39,7 @@ public final class LayoutCache: Sendable {
     }
 
     /// How many layouts one element keeps (a stack measures a child a few times per pass).
-    public static let capacity = 4
+    package static let capacity = 4
 
     private let entries = Mutex<[Entry]>([])
 
@@ -44,7 +47,7 @@ public final class LayoutCache: Sendable {
 
     /// The cached layout of `element` for this range and parent size, if any, computed in
     /// `generation` (the current one unless given).
-    public func layout(for range: SizeRange, parentSize: CGSize, element: any LayoutElement,
+    package func layout(for range: SizeRange, parentSize: CGSize, element: any LayoutElement,
                        generation: UInt64 = LayoutCache.generation) -> Layout? {
         let hit = entries.withLock { entries in
             entries.first { $0.range == range && Self.same($0.parentSize, parentSize) && $0.generation == generation }
@@ -55,7 +58,7 @@ public final class LayoutCache: Sendable {
 
     /// Keeps `layout`, measured in `generation` (read before measuring, so a style changed meanwhile
     /// leaves the entry already stale).
-    public func store(_ layout: Layout, for range: SizeRange, parentSize: CGSize, generation: UInt64) {
+    package func store(_ layout: Layout, for range: SizeRange, parentSize: CGSize, generation: UInt64) {
         let entry = Entry(range: range, parentSize: parentSize, size: layout.size, sublayouts: layout.sublayouts,
                           ascender: layout.ascender, descender: layout.descender, generation: generation, sublayoutNodes: layout.sublayoutNodes)
         // A layout measured before the latest change is stale already: keeping it would only push a

@@ -67,7 +67,7 @@ extension DisplayNode {
     /// How urgent the node's displays (and those of the nodes in its transaction) are; a range
     /// controller sets it each turn by the node's distance to the viewport. Nil: the scheduler's
     /// `priorityProvider` decides, else `.visible`. Any thread.
-    public var displayPriority: DisplayPriority? {
+    package var displayPriority: DisplayPriority? {
         get { state.withLock { $0.displayPriority } }
         set { state.withLock { $0.displayPriority = newValue } }
     }

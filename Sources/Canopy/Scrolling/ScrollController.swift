@@ -3,20 +3,20 @@ import Foundation
 /// Turns input into scrolling for one vertical viewport: wheel clicks (animated), precise
 /// deltas (direct, with a fling when they stop), drags with the left button (with a fling on
 /// release), keys, and the overlay scrollbar (drag its thumb, click its track to page).
-public struct ScrollController: Sendable {
+package struct ScrollController: Sendable {
     /// Points scrolled per wheel click.
-    public static let pointsPerClick: CGFloat = 100
+    package static let pointsPerClick: CGFloat = 100
     /// Points scrolled by an arrow key.
-    public static let pointsPerArrow: CGFloat = 60
+    package static let pointsPerArrow: CGFloat = 60
     /// How far the pointer must move with the button down before a click becomes a drag.
-    public static let dragSlop: CGFloat = 4
+    package static let dragSlop: CGFloat = 4
     /// How long a keyboard page scroll animates.
-    public static let pageAnimationDuration: TimeInterval = 0.25
+    package static let pageAnimationDuration: TimeInterval = 0.25
 
-    public var physics = ScrollPhysics()
-    public var indicator = ScrollIndicator()
+    package var physics = ScrollPhysics()
+    package var indicator = ScrollIndicator()
     /// The viewport in window coordinates.
-    public private(set) var viewport: CGRect = .zero
+    package private(set) var viewport: CGRect = .zero
 
     private enum PointerState: Sendable {
         case none
@@ -27,23 +27,23 @@ public struct ScrollController: Sendable {
     }
     private var pointer: PointerState = .none
 
-    public init() {}
+    package init() {}
 
-    public var offset: CGFloat { physics.offset }
+    package var offset: CGFloat { physics.offset }
 
     /// Sets the viewport (window coordinates) and the content's height.
-    public mutating func setGeometry(viewport: CGRect, contentHeight: CGFloat) {
+    package mutating func setGeometry(viewport: CGRect, contentHeight: CGFloat) {
         self.viewport = viewport
         physics.setLengths(content: contentHeight, viewport: viewport.height)
     }
 
     /// Whether the controller needs frames to go on (an animation, a fling, a fade).
-    public func needsFrames(at time: TimeInterval) -> Bool {
+    package func needsFrames(at time: TimeInterval) -> Bool {
         physics.isAnimating || indicator.isFading(at: time, physics: physics)
     }
 
     /// Whether a pointer press is taking part in a drag (so it is not a click).
-    public var isDragging: Bool {
+    package var isDragging: Bool {
         switch pointer {
         case .dragging, .thumbDragging: return true
         default: return false
@@ -51,13 +51,13 @@ public struct ScrollController: Sendable {
     }
 
     /// Advances animations to `time`.
-    public mutating func step(to time: TimeInterval) {
+    package mutating func step(to time: TimeInterval) {
         physics.step(to: time)
     }
 
     /// Handles an event if it is about scrolling; returns whether it did.
     @discardableResult
-    public mutating func handle(_ event: InputEvent, at time: TimeInterval) -> Bool {
+    package mutating func handle(_ event: InputEvent, at time: TimeInterval) -> Bool {
         switch event {
         case .wheel(let wheel):
             guard wheel.deltaY != 0 else { return false }
@@ -127,7 +127,7 @@ public struct ScrollController: Sendable {
     }
 
     /// A keyboard page: the viewport less a little overlap, so the reader keeps context.
-    public var pageLength: CGFloat { max(viewport.height * 0.5, viewport.height - 40) }
+    package var pageLength: CGFloat { max(viewport.height * 0.5, viewport.height - 40) }
 
     private mutating func handleKey(_ key: KeyEvent, at time: TimeInterval) -> Bool {
         let page = pageLength

@@ -6,21 +6,21 @@ import Foundation
 ///
 /// A value type driven by explicit times (monotonic seconds), so it is tested without a
 /// window: feed it input, then `step(to:)` each frame.
-public struct ScrollPhysics: Sendable {
+package struct ScrollPhysics: Sendable {
     /// Velocity kept per millisecond of a fling (UIScrollView's normal deceleration rate).
-    public static let decelerationRate: CGFloat = 0.998
+    package static let decelerationRate: CGFloat = 0.998
     /// The exponential decay constant of a fling, per second: -ln(0.998) * 1000.
-    public static let flingDecay: CGFloat = -log(decelerationRate) * 1000
+    package static let flingDecay: CGFloat = -log(decelerationRate) * 1000
     /// Flings slower than this (points per second) don't start.
-    public static let minimumFlingVelocity: CGFloat = 50
+    package static let minimumFlingVelocity: CGFloat = 50
     /// How long an animated scroll from a wheel click takes.
-    public static let clickAnimationDuration: TimeInterval = 0.18
+    package static let clickAnimationDuration: TimeInterval = 0.18
     /// Deltas that stop for this long end a trackpad gesture (there is no finger-lift signal).
-    public static let gestureEndGap: TimeInterval = 0.06
+    package static let gestureEndGap: TimeInterval = 0.06
     /// The angular frequency of the critically damped spring back, per second.
-    public static let springStiffness: CGFloat = 14
+    package static let springStiffness: CGFloat = 14
 
-    public enum Motion: Sendable, Equatable {
+    package enum Motion: Sendable, Equatable {
         case idle
         /// Following precise deltas (a trackpad) or a drag; rubber-banded past the edges.
         case tracking(isDrag: Bool)
@@ -35,26 +35,26 @@ public struct ScrollPhysics: Sendable {
 
     /// The displayed offset: how far the content is scrolled, in points. Outside
     /// `0...maxOffset` only while rubber-banding.
-    public private(set) var offset: CGFloat = 0
-    public private(set) var motion: Motion = .idle
-    public private(set) var contentLength: CGFloat
-    public private(set) var viewportLength: CGFloat
+    package private(set) var offset: CGFloat = 0
+    package private(set) var motion: Motion = .idle
+    package private(set) var contentLength: CGFloat
+    package private(set) var viewportLength: CGFloat
     /// The time of the last change of `offset`, for a scroll indicator that fades.
-    public private(set) var lastMovementTime: TimeInterval = -.infinity
+    package private(set) var lastMovementTime: TimeInterval = -.infinity
 
     private var tracker = VelocityTracker()
     /// While tracking: the offset the input asked for, before the rubber band.
     private var rawOffset: CGFloat = 0
     private var lastInputTime: TimeInterval = 0
 
-    public init(contentLength: CGFloat = 0, viewportLength: CGFloat = 0) {
+    package init(contentLength: CGFloat = 0, viewportLength: CGFloat = 0) {
         self.contentLength = max(0, contentLength)
         self.viewportLength = max(0, viewportLength)
     }
 
-    public var maxOffset: CGFloat { max(0, contentLength - viewportLength) }
+    package var maxOffset: CGFloat { max(0, contentLength - viewportLength) }
     /// Whether the offset changes by itself from frame to frame.
-    public var isAnimating: Bool {
+    package var isAnimating: Bool {
         switch motion {
         case .idle: return false
         case .tracking(let isDrag): return !isDrag // a trackpad gesture ends by a timeout
@@ -62,13 +62,13 @@ public struct ScrollPhysics: Sendable {
         }
     }
     /// How far past an edge the content is pulled (negative above the top).
-    public var overscroll: CGFloat {
+    package var overscroll: CGFloat {
         if offset < 0 { return offset }
         if offset > maxOffset { return offset - maxOffset }
         return 0
     }
     /// Where an animation or fling will come to rest.
-    public var restingOffset: CGFloat {
+    package var restingOffset: CGFloat {
         switch motion {
         case .animating(_, let to, _, _): return to
         case .fling(let origin, let v, _): return clamp(origin + v / Self.flingDecay)
@@ -78,7 +78,7 @@ public struct ScrollPhysics: Sendable {
     }
 
     /// Changes the lengths; the offset is kept where it is, within the new bounds.
-    public mutating func setLengths(content: CGFloat, viewport: CGFloat) {
+    package mutating func setLengths(content: CGFloat, viewport: CGFloat) {
         contentLength = max(0, content)
         viewportLength = max(0, viewport)
         if case .tracking = motion { return }
@@ -89,7 +89,7 @@ public struct ScrollPhysics: Sendable {
     }
 
     /// Jumps to `offset` (clamped) and stops any motion.
-    public mutating func setOffset(_ newOffset: CGFloat, at time: TimeInterval) {
+    package mutating func setOffset(_ newOffset: CGFloat, at time: TimeInterval) {
         motion = .idle
         move(to: clamp(newOffset), at: time)
     }
@@ -97,7 +97,7 @@ public struct ScrollPhysics: Sendable {
     /// Moves the content by `delta` without disturbing what it is doing: an animation's ends, a
     /// fling's origin and a drag's raw offset move with it (content above the viewport changed
     /// size, and the reader's place must not jump or stop). No clamping: the motion settles as usual.
-    public mutating func shift(by delta: CGFloat) {
+    package mutating func shift(by delta: CGFloat) {
         guard delta != 0, delta.isFinite else { return }
         offset += delta
         rawOffset += delta
@@ -119,27 +119,27 @@ public struct ScrollPhysics: Sendable {
 
     /// Applies a precise delta directly; past an edge the rubber band resists. When the
     /// deltas stop, the gesture ends with a fling or a spring back.
-    public mutating func scroll(byPrecise delta: CGFloat, at time: TimeInterval) {
+    package mutating func scroll(byPrecise delta: CGFloat, at time: TimeInterval) {
         beginTracking(isDrag: false, at: time)
         track(delta, at: time)
     }
 
     // MARK: Drag
 
-    public mutating func beginDrag(at time: TimeInterval) {
+    package mutating func beginDrag(at time: TimeInterval) {
         beginTracking(isDrag: true, at: time)
     }
 
     /// Moves the content by `delta` points of scrolling (dragging the pointer up by 10 is a
     /// delta of +10).
-    public mutating func drag(by delta: CGFloat, at time: TimeInterval) {
+    package mutating func drag(by delta: CGFloat, at time: TimeInterval) {
         if case .tracking(true) = motion {} else { beginDrag(at: time) }
         track(delta, at: time)
     }
 
     /// Lets go: a fling with the pointer's recent velocity, or a spring back if pulled past
     /// an edge. A pointer that rested before release doesn't fling.
-    public mutating func endDrag(at time: TimeInterval) {
+    package mutating func endDrag(at time: TimeInterval) {
         guard case .tracking = motion else { return }
         let recent = tracker.lastTime.map { time - $0 < 0.05 } ?? false
         release(velocity: recent ? tracker.velocity : 0, at: time)
@@ -149,7 +149,7 @@ public struct ScrollPhysics: Sendable {
 
     /// Scrolls by `delta` with an eased animation, adding to the target of one already running,
     /// so quick wheel clicks accumulate into one smooth movement. Stays within the edges.
-    public mutating func scrollAnimated(by delta: CGFloat, at time: TimeInterval,
+    package mutating func scrollAnimated(by delta: CGFloat, at time: TimeInterval,
                                         duration: TimeInterval = ScrollPhysics.clickAnimationDuration) {
         let base: CGFloat
         if case .animating(_, let to, _, _) = motion { base = to } else { base = clamp(offset) }
@@ -157,7 +157,7 @@ public struct ScrollPhysics: Sendable {
     }
 
     /// Scrolls to `target` (clamped) with an eased animation.
-    public mutating func scrollAnimated(to target: CGFloat, at time: TimeInterval,
+    package mutating func scrollAnimated(to target: CGFloat, at time: TimeInterval,
                                         duration: TimeInterval = ScrollPhysics.clickAnimationDuration) {
         let destination = clamp(target)
         if destination == offset { motion = .idle; return }
@@ -165,7 +165,7 @@ public struct ScrollPhysics: Sendable {
     }
 
     /// Starts a fling at `velocity` points per second (positive toward the end).
-    public mutating func fling(velocity: CGFloat, at time: TimeInterval) {
+    package mutating func fling(velocity: CGFloat, at time: TimeInterval) {
         if overscroll != 0 {
             startSpringBack(velocity: velocity, at: time)
         } else if abs(velocity) >= Self.minimumFlingVelocity {
@@ -176,7 +176,7 @@ public struct ScrollPhysics: Sendable {
     }
 
     /// Stops where it is (an overscroll springs back).
-    public mutating func stop(at time: TimeInterval) {
+    package mutating func stop(at time: TimeInterval) {
         if overscroll != 0 { startSpringBack(velocity: 0, at: time) } else { motion = .idle }
     }
 
@@ -184,7 +184,7 @@ public struct ScrollPhysics: Sendable {
 
     /// Advances every motion to `time`. Returns whether the offset will go on changing.
     @discardableResult
-    public mutating func step(to time: TimeInterval) -> Bool {
+    package mutating func step(to time: TimeInterval) -> Bool {
         switch motion {
         case .idle:
             return false

@@ -2,18 +2,18 @@ import Foundation
 
 /// Estimates scrolling velocity from recent movements: the least-squares slope of position
 /// over time, across the movements of the last `window` seconds.
-public struct VelocityTracker: Sendable {
+package struct VelocityTracker: Sendable {
     /// How far back movements count, in seconds (100 to 200 ms, as touch systems use).
-    public var window: TimeInterval
+    package var window: TimeInterval
     private var samples: [(time: TimeInterval, position: CGFloat)] = []
     private var position: CGFloat = 0
 
-    public init(window: TimeInterval = 0.15) {
+    package init(window: TimeInterval = 0.15) {
         self.window = window
     }
 
     /// Forgets every movement.
-    public mutating func reset() {
+    package mutating func reset() {
         samples.removeAll(keepingCapacity: true)
         position = 0
     }
@@ -21,18 +21,18 @@ public struct VelocityTracker: Sendable {
     /// Records a movement of `delta` points at `time`. The first movement of a gesture
     /// happened over an unknown time before it, so it only sets the starting point: velocity
     /// comes from the movements after it.
-    public mutating func add(delta: CGFloat, at time: TimeInterval) {
+    package mutating func add(delta: CGFloat, at time: TimeInterval) {
         position += delta
         samples.append((time, position))
         samples.removeAll { time - $0.time > window }
     }
 
     /// The time of the latest movement, if any.
-    public var lastTime: TimeInterval? { samples.last?.time }
+    package var lastTime: TimeInterval? { samples.last?.time }
 
     /// The velocity in points per second at the latest movement; zero with fewer than two
     /// distinct instants.
-    public var velocity: CGFloat {
+    package var velocity: CGFloat {
         guard samples.count >= 2, let first = samples.first, let last = samples.last,
               last.time - first.time > 1e-4 else { return 0 }
         let n = CGFloat(samples.count)
