@@ -34,7 +34,8 @@ let package = Package(
             dependencies: [
                 "CanopyGraphics",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Collections", package: "swift-collections"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Algorithms", package: "swift-algorithms"),
             ]
         ),

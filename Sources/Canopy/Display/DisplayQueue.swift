@@ -1,5 +1,5 @@
 import CanopyGraphics
-import Collections
+import HeapModule
 import Foundation
 import Synchronization
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import Collections
+import DequeModule
 import Foundation
 
 /// Work spread over run-loop turns: items wait in FIFO order and each turn hands the handler as
