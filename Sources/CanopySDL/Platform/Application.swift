@@ -17,29 +17,30 @@ public final class Application {
         public var title: String
         /// The window's size in points.
         public var size: CGSize
+        /// The smallest the user can make the window, in points; nil leaves it to SDL and the
+        /// window manager. What is too small depends on the app's layout, which only it knows.
+        public var minimumSize: CGSize?
         /// Renders without a display server (SDL's offscreen driver, or the dummy driver with
         /// the software renderer), for screenshots and benchmarks.
         public var headless: Bool
-        /// The face the overlays are drawn in.
+        /// The face the overlays are drawn in: the app's, since the fonts are its own (`fonts`);
+        /// the framework names no family.
         public var overlayFont: Font
         public var fonts: FontRegistry
         /// An SDL render driver to use ("software", "opengl", ...); nil picks the best.
         public var renderDriver: String?
 
-        public init(title: String, size: CGSize, headless: Bool = false,
-                    overlayFont: Font = Font(family: "Lato", size: 14), fonts: FontRegistry = .shared,
-                    renderDriver: String? = nil) {
+        public init(title: String, size: CGSize, overlayFont: Font, minimumSize: CGSize? = nil,
+                    headless: Bool = false, fonts: FontRegistry = .shared, renderDriver: String? = nil) {
             self.renderDriver = renderDriver
             self.title = title
             self.size = size
+            self.minimumSize = minimumSize
             self.headless = headless
             self.overlayFont = overlayFont
             self.fonts = fonts
         }
     }
-
-    /// The smallest window, in points: one 320 pt column with its margins.
-    public static let minimumSize = CGSize(width: 340, height: 200)
 
     public let options: Options
     public let runLoop: FrameLoop
@@ -133,7 +134,9 @@ public final class Application {
             throw ApplicationError("cannot create the window: \(reason)")
         }
         self.window = window
-        SDL_SetWindowMinimumSize(window, Int32(Self.minimumSize.width), Int32(Self.minimumSize.height))
+        if let minimum = options.minimumSize {
+            SDL_SetWindowMinimumSize(window, Int32(minimum.width), Int32(minimum.height))
+        }
 
         var renderer = SDL_CreateRenderer(window, -1,
             SDL_RENDERER_ACCELERATED.rawValue | (options.headless ? 0 : SDL_RENDERER_PRESENTVSYNC.rawValue))
