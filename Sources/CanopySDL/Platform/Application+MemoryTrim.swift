@@ -1,4 +1,5 @@
 import Canopy
+import CanopyMemory
 import Foundation
 
 /// Handing the C allocator's free memory back to the system once a burst of work has been quiet

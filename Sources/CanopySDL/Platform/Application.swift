@@ -1,5 +1,6 @@
 import Canopy
 import CanopyGraphics
+import CanopyMemory
 import CSDL2
 import Foundation
 
