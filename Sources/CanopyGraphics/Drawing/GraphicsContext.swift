@@ -562,10 +562,10 @@ package struct RoundShape {
     }
 
     /// Sets `coverage[box.x0..<box.x1]` to how much of each pixel of row `j` (`shape` less `hole`)
-    /// ∩ `clip` covers, not yet clamped to 0...1. `steps` must be zero over `box.x0...box.x1`, and
-    /// is left so; both hold at least `box.x1 + 1` values. The one measure of coverage: the
-    /// context's fills, strokes, images and rounded clips use it, and other modules through
-    /// `coverage(ofRow:minus:into:)`.
+    /// ∩ `clip` covers, not yet clamped to 0...1. `coverage` holds at least `box.x1` values and
+    /// `steps` `box.x1 + 1`, zero over `box.x0...box.x1` (and left so). The one measure of
+    /// coverage: the context's fills, strokes, images and rounded clips use it, and other modules
+    /// through `coverage(ofRow:minus:into:)`.
     static func measure(row j: Int, of shape: RoundShape, minus hole: RoundShape?, clip: DeviceRect, box: PixelBox,
                         coverage: UnsafeMutablePointer<Float>, steps: UnsafeMutablePointer<Float>) {
         for i in box.x0..<box.x1 { coverage[i] = 0 }
