@@ -20,7 +20,7 @@ let package = Package(
         .systemLibrary(name: "CSDL2Image", pkgConfig: "SDL2_image", providers: [.apt(["libsdl2-image-dev"])]),
         .systemLibrary(name: "CSDL2TTF", pkgConfig: "SDL2_ttf", providers: [.apt(["libsdl2-ttf-dev"])]),
         // glibc's <malloc.h>: malloc_trim and mallopt for the memory trim, mallinfo2 and malloc_info
-        // for the soak report (all through CanopySDL).
+        // for the soak report (all through CanopyMemory).
         .systemLibrary(name: "CMalloc"),
         // Our own C shims over libjpeg-turbo, libpng and libwebp: their fatal errors longjmp,
         // which Swift must never be jumped over, and SDL_image cannot decode to a target size.
@@ -39,13 +39,17 @@ let package = Package(
                 .product(name: "Algorithms", package: "swift-algorithms"),
             ]
         ),
-        .target(name: "CanopySDL", dependencies: ["Canopy", "CanopyGraphics", "CSDL2", "CSDL2Image", "CSDL2TTF", "CMalloc"]),
+        // The C allocator's policy, glibc's: one arena for every thread (MallocArenas), free memory
+        // handed back after bursts of work (MemoryTrimmer), the heap figures of the soak.
+        .target(name: "CanopyMemory", dependencies: ["Canopy", "CMalloc"]),
+        // The SDL backend: the application (window, main loop, events), the compositor, the overlays.
+        .target(name: "CanopySDL", dependencies: ["Canopy", "CanopyGraphics", "CanopyMemory", "CSDL2", "CSDL2Image", "CSDL2TTF"]),
         // The app: cards and their file format, the card node, the viewer, the commands, the
         // benchmarks and the soak, as a library that the tests and the fuzzers import.
         .target(
             name: "RainforestKit",
             dependencies: [
-                "Canopy", "CanopyGraphics", "CanopySDL",
+                "Canopy", "CanopyGraphics", "CanopyMemory", "CanopySDL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -57,8 +61,9 @@ let package = Package(
         .target(name: "CanopyTestSupport", dependencies: ["Canopy", "CanopyGraphics"], path: "Tests/CanopyTestSupport"),
         .testTarget(name: "CanopyGraphicsTests", dependencies: ["CanopyGraphics", "CanopyTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyTestSupport"]),
+        .testTarget(name: "CanopyMemoryTests", dependencies: ["CanopyMemory"]),
         .testTarget(name: "CanopySDLTests", dependencies: ["CanopySDL", "CanopyTestSupport"]),
-        .testTarget(name: "RainforestTests", dependencies: ["RainforestKit", "CanopyTestSupport"]),
+        .testTarget(name: "RainforestTests", dependencies: ["RainforestKit", "CanopyMemory", "CanopyTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

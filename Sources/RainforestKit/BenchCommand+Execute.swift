@@ -57,7 +57,9 @@ extension BenchCommand {
     private func runDisplay(content: Content) throws -> DisplayBenchmark.Result {
         let app: Application
         do {
-            app = try Application(options: .init(title: "Rainforest bench", size: Session.defaultSize.cgSize, headless: true))
+            app = try Application(options: .init(title: "Rainforest bench", size: Session.defaultSize.cgSize,
+                                                 overlayFont: Session.overlayFont, minimumSize: WindowSize.minimum.cgSize,
+                                                 headless: true))
         } catch {
             throw UserFacingError(message: "bench: \(error)", status: 1)
         }

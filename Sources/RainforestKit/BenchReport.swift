@@ -1,4 +1,5 @@
 import Canopy
+import CanopyMemory
 import CanopySDL
 import Foundation
 

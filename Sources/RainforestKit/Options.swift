@@ -3,9 +3,12 @@ import Foundation
 
 /// A window size in points, from "WIDTHxHEIGHT".
 struct WindowSize: Sendable, Equatable, CustomStringConvertible {
-    /// From the window's minimum (one card column with its margins) to 16384.
-    static let allowedWidths = 340...16384
-    static let allowedHeights = 200...16384
+    /// The smallest window (one card column with its margins): the sizes allowed start there, and
+    /// the window cannot be made smaller (`Application.Options.minimumSize`).
+    static let minimum = WindowSize(width: 340, height: 200)
+    /// From the window's minimum to 16384.
+    static let allowedWidths = minimum.width...16384
+    static let allowedHeights = minimum.height...16384
     var width: Int
     var height: Int
 

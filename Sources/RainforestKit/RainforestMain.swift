@@ -1,4 +1,5 @@
 import ArgumentParser
+import CanopyMemory
 import CanopySDL
 import Foundation
 import Logging

@@ -67,6 +67,8 @@ struct Session {
     let viewer: Viewer
 
     static let defaultSize = WindowSize(width: 1280, height: 800)
+    /// The face of the debug overlays: the app's own Lato, registered with the cards' fonts.
+    static let overlayFont = Font(family: "Lato", size: 14)
 
     /// `favourites`: where hearts are remembered across runs (the `run` command's; nil keeps them
     /// for this session only).
@@ -79,7 +81,8 @@ struct Session {
         }
         let size = collection.size ?? Self.defaultSize
         do {
-            app = try Application(options: .init(title: title, size: size.cgSize, headless: headless))
+            app = try Application(options: .init(title: title, size: size.cgSize, overlayFont: Self.overlayFont,
+                                                 minimumSize: WindowSize.minimum.cgSize, headless: headless))
         } catch {
             throw UserFacingError(message: error.message, status: 1)
         }

@@ -1,5 +1,6 @@
 import Canopy
 import CanopyGraphics
+import CanopyMemory
 import CanopySDL
 import Foundation
 import Synchronization

@@ -12,7 +12,8 @@ enum SDLTestSupport {
     @MainActor
     static func headlessApp(width: CGFloat, height: CGFloat, renderDriver: String? = nil,
                             fonts: FontRegistry = .shared) throws -> Application {
-        let options = Application.Options(title: "test", size: CGSize(width: width, height: height), headless: true,
+        let options = Application.Options(title: "test", size: CGSize(width: width, height: height),
+                                          overlayFont: Font(family: "Lato", size: 14), headless: true,
                                           fonts: fonts, renderDriver: renderDriver)
         let app = try Application(options: options)
         app.showsFPS = false

@@ -1,4 +1,5 @@
 import CanopyGraphics
+import CanopyMemory
 import CanopySDL
 import Foundation
 import XCTest

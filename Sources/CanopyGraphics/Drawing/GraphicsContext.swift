@@ -125,9 +125,8 @@ public final class GraphicsContext {
             let old = state.mask
             mask.withUnsafeMutableBufferPointer { m in
                 for j in box.y0..<box.y1 {
-                    beginRow(box)
-                    shape.accumulate(row: j, clip: everything, weight: 1, box: box, coverage: coverage, steps: coverageSteps)
-                    endRow(box)
+                    RoundShape.measure(row: j, of: shape, minus: nil, clip: everything, box: box,
+                                       coverage: coverage, steps: coverageSteps)
                     let line = j * w
                     for i in box.x0..<box.x1 {
                         var c = min(1, max(0, coverage[i])) * 255
@@ -390,28 +389,11 @@ public final class GraphicsContext {
 
     // MARK: - Coverage
 
-    private func beginRow(_ box: PixelBox) {
-        for i in box.x0..<box.x1 { coverage[i] = 0 }
-    }
-
-    /// Turns the accumulated steps into coverage and clears them.
-    private func endRow(_ box: PixelBox) {
-        var run: Float = 0
-        for i in box.x0..<box.x1 {
-            run += coverageSteps[i]
-            coverageSteps[i] = 0
-            coverage[i] += run
-        }
-        coverageSteps[box.x1] = 0
-    }
-
     /// Fills `coverage[box.x0..<box.x1]` with `k = coverage * clip * alpha` (0...1) for row `j` of
     /// `shape` minus `hole` (0 where the row is untouched; the blends skip those pixels).
     private func rowCoverage(_ j: Int, shape: RoundShape, minus hole: RoundShape?, box: PixelBox) {
-        beginRow(box)
-        shape.accumulate(row: j, clip: state.clip, weight: 1, box: box, coverage: coverage, steps: coverageSteps)
-        hole?.accumulate(row: j, clip: state.clip, weight: -1, box: box, coverage: coverage, steps: coverageSteps)
-        endRow(box)
+        RoundShape.measure(row: j, of: shape, minus: hole, clip: state.clip, box: box,
+                           coverage: coverage, steps: coverageSteps)
         let alpha = Float(state.alpha)
         if let mask = state.mask {
             mask.withUnsafeBufferPointer { m in
@@ -520,12 +502,25 @@ struct PixelBox {
 }
 
 /// A device-space rect with elliptic corners of radii (rx, ry) (zero for a plain rect).
-struct RoundShape {
+///
+/// Package access: CanopySDL's compositor cuts its rounded masks with `coverage(ofRow:minus:into:)`,
+/// so that a rounded layer composited there has the very edges of one rasterized here, from one
+/// routine rather than a copy that could drift.
+package struct RoundShape {
     var x0: Double, y0: Double, x1: Double, y1: Double
     var rx: Double = 0, ry: Double = 0
 
     init(_ r: DeviceRect) {
         x0 = r.x0; y0 = r.y0; x1 = r.x1; y1 = r.y1
+    }
+
+    /// A rect of device pixels with circular corners of `radius` pixels, clamped to half the
+    /// shorter side (as `fillRoundedRect` clamps it).
+    package init(x0: Double, y0: Double, x1: Double, y1: Double, radius: Double) {
+        self.x0 = x0; self.y0 = y0; self.x1 = x1; self.y1 = y1
+        let r = max(0, min(radius, (x1 - x0) / 2, (y1 - y0) / 2))
+        rx = r
+        ry = r
     }
 
     var bounds: DeviceRect { DeviceRect(x0: x0, y0: y0, x1: x1, y1: y1) }
@@ -563,6 +558,44 @@ struct RoundShape {
                 r = min(r, x1 - rx + half)
             }
             Self.span(l, r, weight * Float(b - a), box, coverage, steps)
+        }
+    }
+
+    /// Sets `coverage[box.x0..<box.x1]` to how much of each pixel of row `j` (`shape` less `hole`)
+    /// ∩ `clip` covers, not yet clamped to 0...1. `coverage` holds at least `box.x1` values and
+    /// `steps` `box.x1 + 1`, zero over `box.x0...box.x1` (and left so). The one measure of
+    /// coverage: the context's fills, strokes, images and rounded clips use it, and other modules
+    /// through `coverage(ofRow:minus:into:)`.
+    static func measure(row j: Int, of shape: RoundShape, minus hole: RoundShape?, clip: DeviceRect, box: PixelBox,
+                        coverage: UnsafeMutablePointer<Float>, steps: UnsafeMutablePointer<Float>) {
+        for i in box.x0..<box.x1 { coverage[i] = 0 }
+        shape.accumulate(row: j, clip: clip, weight: 1, box: box, coverage: coverage, steps: steps)
+        hole?.accumulate(row: j, clip: clip, weight: -1, box: box, coverage: coverage, steps: steps)
+        // Turns the accumulated steps into coverage and clears them.
+        var run: Float = 0
+        for i in box.x0..<box.x1 {
+            run += steps[i]
+            steps[i] = 0
+            coverage[i] += run
+        }
+        steps[box.x1] = 0
+    }
+
+    /// Sets `row[x]` to how much of pixel (x, `j`) this shape less `hole` covers, 0...1, for x in
+    /// `0..<row.count`: the coverage a context's fill of the shape gives that pixel. Pixels left
+    /// of 0 are not measured; place the shape relative to the first one wanted.
+    package func coverage(ofRow j: Int, minus hole: RoundShape? = nil, into row: inout [Float]) {
+        let count = row.count
+        let box = PixelBox(x0: 0, y0: j, x1: count, y1: j + 1)
+        let clip = DeviceRect(x0: 0, y0: Double(j), x1: Double(count), y1: Double(j + 1))
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: count + 1) { steps in
+            steps.initialize(repeating: 0)
+            row.withUnsafeMutableBufferPointer { values in
+                guard let coverage = values.baseAddress else { return }
+                Self.measure(row: j, of: self, minus: hole, clip: clip, box: box, coverage: coverage,
+                             steps: steps.baseAddress!)
+                for x in 0..<count { values[x] = min(1, max(0, values[x])) }
+            }
         }
     }
 

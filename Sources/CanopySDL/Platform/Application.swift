@@ -1,40 +1,47 @@
 import Canopy
 import CanopyGraphics
+import CanopyMemory
 import CSDL2
 import Foundation
 
 /// The SDL side of a Canopy app: the window (or a headless target), the renderer, the main
 /// loop that drives the run loop, input translation, compositing of the layer tree, and the
 /// debug overlays. Main thread only.
+///
+/// This file starts SDL and ends it and holds the state; the turn (events, compositing, the
+/// present with its vsync fallback, frame capture) is in `Application+Turn`, the debug overlays'
+/// switches and drawing in `Application+Overlays`, the handing back of free memory in
+/// `Application+MemoryTrim`.
 @MainActor
 public final class Application {
     public struct Options: Sendable {
         public var title: String
         /// The window's size in points.
         public var size: CGSize
+        /// The smallest the user can make the window, in points; nil leaves it to SDL and the
+        /// window manager. What is too small depends on the app's layout, which only it knows.
+        public var minimumSize: CGSize?
         /// Renders without a display server (SDL's offscreen driver, or the dummy driver with
         /// the software renderer), for screenshots and benchmarks.
         public var headless: Bool
-        /// The face the overlays are drawn in.
+        /// The face the overlays are drawn in: the app's, since the fonts are its own (`fonts`);
+        /// the framework names no family.
         public var overlayFont: Font
         public var fonts: FontRegistry
         /// An SDL render driver to use ("software", "opengl", ...); nil picks the best.
         public var renderDriver: String?
 
-        public init(title: String, size: CGSize, headless: Bool = false,
-                    overlayFont: Font = Font(family: "Lato", size: 14), fonts: FontRegistry = .shared,
-                    renderDriver: String? = nil) {
+        public init(title: String, size: CGSize, overlayFont: Font, minimumSize: CGSize? = nil,
+                    headless: Bool = false, fonts: FontRegistry = .shared, renderDriver: String? = nil) {
             self.renderDriver = renderDriver
             self.title = title
             self.size = size
+            self.minimumSize = minimumSize
             self.headless = headless
             self.overlayFont = overlayFont
             self.fonts = fonts
         }
     }
-
-    /// The smallest window, in points: one 320 pt column with its margins.
-    public static let minimumSize = CGSize(width: 340, height: 200)
 
     public let options: Options
     public let runLoop: FrameLoop
@@ -42,9 +49,9 @@ public final class Application {
     public let rootLayer = Layer()
     public let compositor: Compositor
     /// The window's size in points.
-    public private(set) var size: CGSize
+    public internal(set) var size: CGSize
     /// Pixels per point (2 on a high-density display).
-    public private(set) var scale: CGFloat = 1
+    public internal(set) var scale: CGFloat = 1
     /// The SDL video driver and renderer in use, e.g. "x11" and "opengl".
     public let videoDriver: String
     public let rendererName: String
@@ -53,68 +60,34 @@ public final class Application {
     public let graphicsDevice: String?
     /// Receives every input event, with the time it was read (monotonic seconds).
     public var eventHandler: ((InputEvent, TimeInterval) -> Void)?
-    public var showsFPS = true { didSet { runLoop.setNeedsFrame() } }
-    public var showsHelp = false { didSet { runLoop.setNeedsFrame() } }
-    /// Draws the hit-test overlay of `overlayRootNode`'s controls over the layer tree, under the FPS
-    /// and help overlays (Texture's enableHitTestDebug; the app binds it to a key, H).
-    public var showsHitTestSlop = false { didSet { runLoop.setNeedsFrame() } }
-    /// The node tree the debug overlays inspect, placed where its layer is drawn.
-    public var overlayRootNode: DisplayNode? { didSet { runLoop.setNeedsFrame() } }
-    /// Draws the image-scaling labels of `overlayRootNode`'s image nodes (Texture's image scaling
-    /// overlay: red "%.2fx", image pixels over drawn pixels, at each node's bottom right).
-    public var showsImageScaling = false { didSet { runLoop.setNeedsFrame() } }
-    /// Draws the range overlay of `rangeOverlaySource`'s snapshot over the layer tree, under the FPS
-    /// and help overlays (Texture's range debug overlay): on-screen cells tinted by state and a
-    /// panel of the viewport and the display and preload ranges over the content.
-    public var showsRanges = false { didSet { runLoop.setNeedsFrame() } }
-    /// The collection's state for the range overlay, asked each frame it is shown; nil draws nothing.
-    public var rangeOverlaySource: (@MainActor () -> RangeOverlaySnapshot?)?
     /// The pointer's shape; SDL's cursor changes only when this does. Headless: ignored.
     public var cursor = Cursor.arrow {
         didSet { if cursor != oldValue && !options.headless && !closed { systemCursors.show(cursor) } }
     }
-    public var helpEntries: [HelpEntry] = []
-    /// Lines the app adds to the FPS overlay (its modes).
-    public var statusLines: () -> [String] = { [] }
     public var clearColor = Color(white: 0.11)
     public var title: String {
         didSet { if let window { SDL_SetWindowTitle(window, title) } }
     }
 
-    private var window: OpaquePointer?
-    private let renderer: OpaquePointer
-    private var translator = EventTranslator()
-    private let waiter: SDLEventWaiter
-    private var textCache: TextCache
-    private var fpsOverlay = FPSOverlay()
+    private(set) var window: OpaquePointer?
+    let renderer: OpaquePointer
+    var translator = EventTranslator()
+    let waiter: SDLEventWaiter
+    /// The debug overlays' switches and what they draw with (`Application+Overlays`).
+    var overlays: OverlayState
     private let systemCursors = SystemCursors()
-    private var captureRequested = false
-    private var captured: Bitmap?
-    private var fastPresents = 0
-    private var lastPresentEnd: TimeInterval?
+    var captureRequested = false
+    var captured: Bitmap?
+    /// Presents in a row that ended sooner after the last than vsync allows (the vsync fallback).
+    var fastPresents = 0
+    var lastPresentEnd: TimeInterval?
     /// The trace's "composite" span: from the compositor's drawing to the end of the present.
-    private var compositeTrace: Tracer.Interval?
+    var compositeTrace: Tracer.Interval?
     private var closed = false
-    private let memoryTrimmer = MemoryTrimmer()
+    /// Hands free memory back after bursts of work (`Application+MemoryTrim`).
+    let memoryTrimmer = MemoryTrimmer()
     /// Keeps the OpenGL renderer from running frames ahead of the driver (nil for others).
     private(set) var frameThrottle: FrameThrottle?
-    /// How many times free memory was handed back to the system after a burst of work.
-    public var memoryTrimCount: Int { memoryTrimmer.trims }
-    /// Whether work was done since free memory was last handed back (it will be once quiet).
-    public var isMemoryTrimDue: Bool { memoryTrimmer.isTrimDue }
-    /// Waits for the handing back of free memory asked for so far to end (it runs on a queue of
-    /// its own): what a measurement of resident memory at rest waits for.
-    public func waitForMemoryTrims() { memoryTrimmer.waitForTrims() }
-    /// How many trims of free memory ended since the last call, and the longest one, in seconds.
-    public func takeMemoryTrimTimes() -> (count: Int, longest: TimeInterval) {
-        let times = memoryTrimmer.takeTimes()
-        return (times.count, times.longest)
-    }
-    /// How long work must be quiet before free memory is handed back (1 s).
-    public var memoryTrimQuietTime: TimeInterval {
-        get { memoryTrimmer.quietTime }
-        set { memoryTrimmer.quietTime = newValue }
-    }
 
     /// Starts SDL and opens the window (or the headless target).
     public init(options: Options) throws(ApplicationError) {
@@ -162,7 +135,9 @@ public final class Application {
             throw ApplicationError("cannot create the window: \(reason)")
         }
         self.window = window
-        SDL_SetWindowMinimumSize(window, Int32(Self.minimumSize.width), Int32(Self.minimumSize.height))
+        if let minimum = options.minimumSize {
+            SDL_SetWindowMinimumSize(window, Int32(minimum.width), Int32(minimum.height))
+        }
 
         var renderer = SDL_CreateRenderer(window, -1,
             SDL_RENDERER_ACCELERATED.rawValue | (options.headless ? 0 : SDL_RENDERER_PRESENTVSYNC.rawValue))
@@ -189,7 +164,7 @@ public final class Application {
                           waiter: waiter)
         compositor = Compositor(renderer: renderer, runLoop: runLoop)
         compositor.observeContents(of: rootLayer)
-        textCache = TextCache(fonts: options.fonts)
+        overlays = OverlayState(textCache: TextCache(fonts: options.fonts))
         updateSize()
         SDL_EventState(UInt32(SDL_DROPFILE.rawValue), SDL_DISABLE)
 
@@ -237,13 +212,6 @@ public final class Application {
         runLoop.runTurn(input: { self.pollEvents() }, present: { self.present() })
     }
 
-    /// Runs one turn and returns the composited frame as a bitmap.
-    public func captureFrame() -> Bitmap? {
-        captureRequested = true
-        runTurn()
-        defer { captured = nil }
-        return captured
-    }
 
     /// Ends `run()` after the current turn.
     public func quit() {
@@ -273,131 +241,5 @@ public final class Application {
         guard let window else { return }
         SDL_SetWindowSize(window, Int32(newSize.width), Int32(newSize.height))
         updateSize()
-    }
-
-    // MARK: The turn
-
-    private func pollEvents() {
-        var event = SDL_Event()
-        // SDL stamps events in milliseconds of SDL_GetTicks when they arrive; map that onto
-        // the monotonic clock, so input queued during a frame keeps its own times (velocity
-        // tracking needs them).
-        let ticksOrigin = MonotonicClock.now() - Double(SDL_GetTicks64()) / 1000
-        while SDL_PollEvent(&event) != 0 {
-            let now = min(MonotonicClock.now(), ticksOrigin + Double(event.common.timestamp) / 1000)
-            if event.type == waiter.wakeEventType { continue }
-            if event.type == SDL_WINDOWEVENT.rawValue {
-                let kind = SDL_WindowEventID(UInt32(event.window.event))
-                if kind == SDL_WINDOWEVENT_SIZE_CHANGED || kind == SDL_WINDOWEVENT_RESIZED
-                    || kind == SDL_WINDOWEVENT_DISPLAY_CHANGED {
-                    let before = (size, scale)
-                    updateSize()
-                    if before != (size, scale) { eventHandler?(.resized(size, scale: scale), now) }
-                    runLoop.setNeedsFrame()
-                    continue
-                }
-                if kind == SDL_WINDOWEVENT_EXPOSED { runLoop.setNeedsFrame() }
-            }
-            if let input = translator.translate(event, now: now) {
-                if input == .quit { quit() }
-                eventHandler?(input, now)
-            }
-        }
-    }
-
-    private func composite(_ turn: FrameLoop.Turn) {
-        compositeTrace = Tracer.shared.begin("composite", category: "frame")
-        compositor.scale = scale
-        compositor.beginFrame(clearColor: clearColor)
-        rootLayer.frame = CGRect(origin: .zero, size: size)
-        compositor.draw(rootLayer)
-        if showsImageScaling, let root = overlayRootNode {
-            compositor.drawImageScalingLabels(ImageScalingOverlay.labels(in: root), text: textCache,
-                                              font: Font(family: options.overlayFont.family, size: 12, weight: .bold))
-        }
-        if showsHitTestSlop, let root = overlayRootNode {
-            compositor.drawHitTestSlop(HitTestSlopOverlay.regions(in: root))
-        }
-        if showsRanges, let snapshot = rangeOverlaySource?() {
-            compositor.drawRangeOverlay(snapshot, text: textCache, font: options.overlayFont)
-        }
-        let font = options.overlayFont
-        if showsFPS {
-            let memory = String(format: "textures %.1f MB · %@ · %@", Double(compositor.textureBytes) / 1_048_576,
-                                rendererName, videoDriver)
-            fpsOverlay.draw(compositor: compositor, text: textCache, font: font, at: CGPoint(x: 10, y: 10),
-                            statistics: runLoop.statistics, now: turn.time, idle: runLoop.wasIdle && turn.delta > 0.1,
-                            extraLines: statusLines() + [memory])
-            // The figures refresh while frames come. When this is the last frame of a burst
-            // (nobody wants another), ask for one more a moment later, to show the settled
-            // figures before the loop sleeps.
-            if !runLoop.needsFrame && !runLoop.wasIdle {
-                runLoop.setNeedsFrame(at: turn.time + 0.3)
-            }
-        }
-        if showsHelp {
-            HelpOverlay.draw(compositor: compositor, text: textCache, font: font, entries: helpEntries, in: size)
-        }
-        compositor.endFrame()
-    }
-
-    private func present() {
-        if captureRequested {
-            captureRequested = false
-            captured = readPixels()
-        }
-        let tracer = Tracer.shared
-        tracer.measure("present", category: "frame") {
-            SDL_RenderPresent(renderer)
-            frameThrottle?.framePresented()
-        }
-        tracer.end(compositeTrace)
-        compositeTrace = nil
-        if tracer.isRecording {
-            // The counter tracks, once a frame (no rate until two frames in a row were drawn).
-            if let fps = runLoop.statistics.framesPerSecond(now: MonotonicClock.now()) { tracer.counter("fps", value: fps) }
-            tracer.counter("texture MB", value: Double(compositor.textureBytes) / 1_048_576)
-        }
-        // A driver that claims vsync but does not wait for the display (some VMs and remote
-        // displays) would spin the CPU. With vsync, presents end at least a refresh period
-        // apart; 30 in a row closer than three quarters of one switch the loop to the clock,
-        // for the rest of the run.
-        let end = MonotonicClock.now()
-        if case .vsync(let rate) = runLoop.pacing, let last = lastPresentEnd {
-            fastPresents = (end - last) < 0.75 / rate ? fastPresents + 1 : 0
-            if fastPresents >= 30 { runLoop.pacing = .clock(rate: 60) }
-        }
-        lastPresentEnd = end
-        let displays = DisplayScheduler.shared.displayStatistics.count, rasters = DisplayScheduler.shared.rasterStatistics
-        let work = MemoryTrimmer.Work(displays: displays, rastersCompleted: rasters.completed,
-                                      rastersCancelled: rasters.cancelled, textureBytes: compositor.textureBytes,
-                                      scratchTextureBytes: compositor.scratchTextureBytes)
-        if let check = memoryTrimmer.turnEnded(now: end, activity: work, loopWillSleep: !runLoop.needsFrame) {
-            runLoop.setNeedsFrame(at: check)
-        }
-    }
-
-    private func readPixels() -> Bitmap? {
-        var w: Int32 = 0, h: Int32 = 0
-        SDL_GetRendererOutputSize(renderer, &w, &h)
-        guard w > 0, h > 0 else { return nil }
-        var pixels = [UInt8](repeating: 0, count: Int(w) * Int(h) * 4)
-        let ok = pixels.withUnsafeMutableBytes {
-            SDL_RenderReadPixels(renderer, nil, SDL_PIXELFORMAT_ABGR8888.rawValue, $0.baseAddress, w * 4) == 0
-        }
-        guard ok else { return nil }
-        // The frame is opaque (cleared to an opaque colour), so straight and premultiplied agree.
-        for i in stride(from: 3, to: pixels.count, by: 4) { pixels[i] = 255 }
-        return Bitmap(width: Int(w), height: Int(h), scale: scale, pixels: pixels)
-    }
-
-    private func updateSize() {
-        guard let window else { return }
-        var w: Int32 = 0, h: Int32 = 0, pw: Int32 = 0, ph: Int32 = 0
-        SDL_GetWindowSize(window, &w, &h)
-        SDL_GetRendererOutputSize(renderer, &pw, &ph)
-        size = CGSize(width: CGFloat(w), height: CGFloat(h))
-        scale = w > 0 ? max(1, CGFloat(pw) / CGFloat(w)) : 1
-        compositor.scale = scale
     }
 }

@@ -1,4 +1,4 @@
-import CanopySDL
+import CanopyMemory
 import XCTest
 
 /// The arena limit the process asks glibc for, and the count it reports.

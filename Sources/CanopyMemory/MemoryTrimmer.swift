@@ -8,34 +8,47 @@ import Synchronization
 /// (`MemoryTrimPolicy` says when), on a background queue so that the main thread never waits
 /// for it. glibc's `malloc_trim(0)` returns the whole free pages of every arena, and the free end
 /// of the main one (the `rainforest` binary keeps every thread in that one: `MallocArenas`).
+///
+/// Package access: CanopySDL's `Application` runs one and reports on it; apps see only that.
 @MainActor
-final class MemoryTrimmer {
+package final class MemoryTrimmer {
     private static let queue = DispatchQueue(label: "canopy.memory-trim", qos: .utility)
+
+    package init() {}
 
     /// The work a turn can see: displays started, rasters landed and dropped, texture bytes (the
     /// layers' and the compositor's scratch ones, whose evictions free driver memory too).
-    struct Work: Equatable, Sendable {
+    package struct Work: Equatable, Sendable {
         var displays: Int
         var rastersCompleted: Int
         var rastersCancelled: Int
         var textureBytes: Int
         var scratchTextureBytes: Int
+
+        package init(displays: Int, rastersCompleted: Int, rastersCancelled: Int, textureBytes: Int,
+                     scratchTextureBytes: Int) {
+            self.displays = displays
+            self.rastersCompleted = rastersCompleted
+            self.rastersCancelled = rastersCancelled
+            self.textureBytes = textureBytes
+            self.scratchTextureBytes = scratchTextureBytes
+        }
     }
 
     private var policy = MemoryTrimPolicy<Work>()
     /// How long work must be quiet before a trim.
-    var quietTime: TimeInterval {
+    package var quietTime: TimeInterval {
         get { policy.quietTime }
         set { policy.quietTime = newValue }
     }
     /// Trims asked for so far.
-    private(set) var trims = 0
+    package private(set) var trims = 0
 
     /// How many trims ended, and how long the longest took, since last taken. A trim holds each
     /// arena's lock while it walks it: an allocation on another thread meanwhile waits.
-    struct Times: Equatable, Sendable {
-        var count = 0
-        var longest: TimeInterval = 0
+    package struct Times: Equatable, Sendable {
+        package var count = 0
+        package var longest: TimeInterval = 0
     }
     /// Written on the trim queue, taken on the main thread.
     private final class TimesBox: Sendable {
@@ -44,7 +57,7 @@ final class MemoryTrimmer {
     private nonisolated let box = TimesBox()
 
     /// The trims' times since the last call, and starts counting again.
-    func takeTimes() -> Times {
+    package func takeTimes() -> Times {
         box.times.withLock { taken in
             defer { taken = Times() }
             return taken
@@ -52,16 +65,16 @@ final class MemoryTrimmer {
     }
 
     /// Whether work was done since the last trim.
-    var isTrimDue: Bool { policy.isTrimDue }
+    package var isTrimDue: Bool { policy.isTrimDue }
 
     /// Waits for the trims asked for so far to end.
-    func waitForTrims() {
+    package func waitForTrims() {
         Self.queue.sync {}
     }
 
     /// Called at the end of each turn; returns when the loop should turn again to look (it is
     /// going to sleep with a trim due), or nil.
-    func turnEnded(now: TimeInterval, activity: Work, loopWillSleep: Bool) -> TimeInterval? {
+    package func turnEnded(now: TimeInterval, activity: Work, loopWillSleep: Bool) -> TimeInterval? {
         switch policy.decide(now: now, activity: activity, loopWillSleep: loopWillSleep) {
         case .wait:
             return nil
