@@ -117,7 +117,7 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
     private struct Model {
         weak var dataSource: (any CollectionDataSource)?
         weak var delegate: (any CollectionDelegate)?
-        var layoutObject: any CollectionLayout = ColumnLayout()
+        var layoutObject: any CollectionLayout
         var items: [Item] = []
         var nextID: UInt64 = 0
         var needsReloadData = true
@@ -137,7 +137,7 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
         var announcements: [Announcement] = []
         var isAnnouncing = false
     }
-    private let model = Mutex(Model())
+    private let model: Mutex<Model>
 
     /// A cell that started (or ended) displaying, to tell the delegate.
     private struct Announcement {
@@ -157,7 +157,9 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
         public var mode: RangeMode
     }
 
-    public override init() {
+    /// A collection whose items `layout` places (Texture's `initWithCollectionViewLayout:`).
+    public init(layout: any CollectionLayout) {
+        model = Mutex(Model(layoutObject: layout))
         super.init()
         name = "collection"
         batchContext.onStateChange = { _ in DisplayScheduler.shared.runLoop?.setNeedsFrame() }
@@ -180,7 +182,7 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
         set { model.withLock { $0.delegate = newValue } }
     }
 
-    /// How items are placed (default: the tutorial's `ColumnLayout`). Setting it lays out again.
+    /// How items are placed (given at init). Setting it lays out again.
     public var collectionLayout: any CollectionLayout {
         get { model.withLock { $0.layoutObject } }
         set {
