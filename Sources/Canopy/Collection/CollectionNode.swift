@@ -2,62 +2,6 @@ import Foundation
 import Logging
 import Synchronization
 
-/// Makes an item's cell; runs on a display worker.
-public typealias CellNodeBlock = @Sendable () -> CellNode
-
-/// Where a `CollectionNode`'s items come from (Texture's `ASCollectionDataSource`). Main thread.
-@MainActor
-public protocol CollectionDataSource: AnyObject, Sendable {
-    /// How many items there are.
-    func numberOfItems(in collectionNode: CollectionNode) -> Int
-
-    /// A block that makes item `index`'s cell. Asked on the main thread when the item nears the
-    /// viewport; the block runs on a display worker, which also measures the cell. Each item gets
-    /// its own cell (no reuse); a reloaded item gets a new one.
-    func collectionNode(_ collectionNode: CollectionNode, nodeBlockForItemAt index: Int) -> CellNodeBlock
-
-    /// The size item `index` is placed at until its cell is measured. The default is the size
-    /// range's width and the collection's `estimatedItemHeight`.
-    func collectionNode(_ collectionNode: CollectionNode, estimatedSizeForItemAt index: Int,
-                        in sizeRange: SizeRange) -> CGSize
-}
-
-extension CollectionDataSource {
-    public func collectionNode(_ collectionNode: CollectionNode, estimatedSizeForItemAt index: Int,
-                               in sizeRange: SizeRange) -> CGSize {
-        let width = sizeRange.max.width.isFinite ? sizeRange.max.width : sizeRange.min.width
-        return CGSize(width: width, height: sizeRange.clamp(CGSize(width: width, height: collectionNode.estimatedItemHeight)).height)
-    }
-}
-
-/// What a `CollectionNode` tells its owner (Texture's `ASCollectionDelegate`). Every method has a
-/// default; all run on the main thread except `willBeginBatchFetch`, which runs on a background
-/// queue (hence Sendable).
-public protocol CollectionDelegate: AnyObject, Sendable {
-    /// The user clicked item `index` (not on one of its controls).
-    @MainActor func collectionNode(_ collectionNode: CollectionNode, didSelectItemAt index: Int)
-    /// Item `index`'s cell is about to be on screen (it entered the visible state).
-    @MainActor func collectionNode(_ collectionNode: CollectionNode, willDisplayItemWith node: CellNode, at index: Int)
-    /// Item `index`'s cell left the screen (or the collection: then `index` is the one the item had
-    /// before the update or reload that removed it).
-    @MainActor func collectionNode(_ collectionNode: CollectionNode, didEndDisplayingItemWith node: CellNode, at index: Int)
-    /// Whether to fetch another batch now that Texture's rule says the end is near. Default false.
-    @MainActor func shouldBatchFetch(for collectionNode: CollectionNode) -> Bool
-    /// Fetch the next batch, insert its items (on the main thread), then call
-    /// `context.completeBatchFetching(true)`. Background queue. The default completes at once.
-    func collectionNode(_ collectionNode: CollectionNode, willBeginBatchFetchWith context: BatchContext)
-}
-
-extension CollectionDelegate {
-    @MainActor public func collectionNode(_ collectionNode: CollectionNode, didSelectItemAt index: Int) {}
-    @MainActor public func collectionNode(_ collectionNode: CollectionNode, willDisplayItemWith node: CellNode, at index: Int) {}
-    @MainActor public func collectionNode(_ collectionNode: CollectionNode, didEndDisplayingItemWith node: CellNode, at index: Int) {}
-    @MainActor public func shouldBatchFetch(for collectionNode: CollectionNode) -> Bool { false }
-    public func collectionNode(_ collectionNode: CollectionNode, willBeginBatchFetchWith context: BatchContext) {
-        context.completeBatchFetching(true)
-    }
-}
-
 /// The changes of one `performBatchUpdates`: deletions and reloads name items by their index
 /// before the update, insertions by their index after it (UIKit's and Texture's convention).
 public struct CollectionUpdates: Sendable, Equatable {
