@@ -311,23 +311,6 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
         checkBatchFetch()
     }
 
-    // MARK: Batch fetching (main thread)
-
-    @MainActor
-    private func checkBatchFetch() {
-        let (delegate, leading) = configuration.withLock { ($0.delegate, $0.leadingScreensForBatching) }
-        let height = dataController.model.withLock { $0.layout.contentHeight }
-        guard let delegate, !dataController.model.withLock({ $0.needsReloadData }) else { return }
-        guard BatchFetching.shouldFetch(context: batchContext, direction: scrollDirection, viewport: visibleContentRect,
-                                        contentHeight: height, leadingScreens: leading, isVisible: isNodeLoaded),
-              delegate.shouldBatchFetch(for: self) else { return }
-        batchContext.beginBatchFetching()
-        let context = batchContext
-        DispatchQueue.global(qos: .userInitiated).async { [self] in
-            delegate.collectionNode(self, willBeginBatchFetchWith: context)
-        }
-    }
-
     /// Asks the run loop for a turn, to show a change (the controllers call it too).
     func requestFrame() {
         DisplayScheduler.shared.runLoop?.setNeedsFrame()
