@@ -20,6 +20,11 @@ import Synchronization
 /// layout's pure functions run under it, and so does cancelling a stale cell's work), never
 /// while the data source, a cell, the node tree or the range controller runs, and never while
 /// the collection's other locks are held.
+///
+/// Each call is given the collection (its data source's calls name it, and its geometry and
+/// content node are where cells go) rather than keeping a reference to it: the collection makes
+/// its controllers before `super.init`, when it cannot yet hand itself out, and they live exactly
+/// as long as it does.
 package final class CollectionDataController: Sendable {
     /// One item's bookkeeping.
     struct Item {

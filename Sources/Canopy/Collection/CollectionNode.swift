@@ -39,7 +39,7 @@ public struct CollectionUpdates: Sendable, Equatable {
 /// showing its old cell until the new one has displayed and is on screen, so reloads never flash.
 /// Main thread, except configuration that says otherwise.
 open class CollectionNode: ScrollNode, @unchecked Sendable {
-    /// What the collection keeps itself; its items are its data controller's, its ranges its
+    /// What the collection keeps for itself; its items are its data controller's, its ranges its
     /// range controller's.
     private struct Configuration {
         weak var delegate: (any CollectionDelegate)?

@@ -12,8 +12,9 @@ import Synchronization
 ///
 /// Main thread, except the tuning and the forced mode, which may be set from any thread (behind
 /// a `Mutex`, with the last ranges and the calls waiting for the delegate). The items themselves
-/// are the data controller's: this reads them and writes their `state` and `isInTree`, under the
-/// data controller's lock, never inside its own.
+/// are the data controller's: this reads them and writes their `state` and `isInTree` under the
+/// data controller's lock, never taken while its own is held. Like the data controller, it is
+/// given the collection at each call rather than keeping it.
 package final class RangeController: Sendable {
     private struct State {
         var tuning = RangeTuning()
