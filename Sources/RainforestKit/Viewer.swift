@@ -9,7 +9,7 @@ import Foundation
 /// first and to scrolling and selection after.
 @MainActor
 final class Viewer {
-    let collection = CollectionNode()
+    let collection = CollectionNode(layout: ColumnLayout())
     let source: CardSource
     let router: NodeInputRouter
     /// When set, the scroll offset follows this script instead of input (the benchmark); it is

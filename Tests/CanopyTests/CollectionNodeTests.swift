@@ -136,7 +136,7 @@ final class CollectionNodeTests: XCTestCase {
     @MainActor
     static func make(_ source: TestSource, height: CGFloat = 300) -> (CollectionNode, FrameLoop) {
         let (loop, _) = TestLoop.make()
-        let collection = CollectionNode()
+        let collection = CollectionNode(layout: ListLayout(itemWidth: 320))
         collection.frame = CGRect(x: 0, y: 0, width: 400, height: height)
         collection.dataSource = source
         collection.delegate = source

@@ -108,3 +108,27 @@ public enum BatchFetching {
         return remainingDistance <= triggerDistance
     }
 }
+
+// MARK: The collection's check (main thread)
+
+extension CollectionNode {
+    /// Texture's check after each turn (ASCollectionView's `_checkForBatchFetching`): when the
+    /// rule above says the end is near and the delegate wants more, the context is marked
+    /// fetching here, on the main thread, and the delegate's willBeginBatchFetch runs on a
+    /// background queue. Not while a reload is pending: the content's height is still the old
+    /// data's.
+    @MainActor
+    func checkBatchFetch() {
+        let delegate = self.delegate, leading = leadingScreensForBatching
+        let height = dataController.model.withLock { $0.layout.contentHeight }
+        guard let delegate, !dataController.model.withLock({ $0.needsReloadData }) else { return }
+        guard BatchFetching.shouldFetch(context: batchContext, direction: scrollDirection, viewport: visibleContentRect,
+                                        contentHeight: height, leadingScreens: leading, isVisible: isNodeLoaded),
+              delegate.shouldBatchFetch(for: self) else { return }
+        batchContext.beginBatchFetching()
+        let context = batchContext
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            delegate.collectionNode(self, willBeginBatchFetchWith: context)
+        }
+    }
+}

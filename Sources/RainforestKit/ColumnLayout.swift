@@ -1,3 +1,4 @@
+import Canopy
 import Foundation
 
 /// The tutorial's collection layout: fixed-width columns, centred, each stacking its items by

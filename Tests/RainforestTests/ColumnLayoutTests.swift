@@ -1,6 +1,7 @@
+import Canopy
 import Foundation
 import XCTest
-@testable import Canopy
+@testable import RainforestKit
 
 final class ColumnLayoutTests: XCTestCase {
     let layout = ColumnLayout()
