@@ -79,9 +79,12 @@ DOCS_BUILD := .build/docs
 DOCS_SYMBOL_GRAPHS := $(CURDIR)/$(DOCS_BUILD)/symbol-graphs
 DOCS_ARCHIVE := $(DOCS_BUILD)/Canopy.doccarchive
 DOCC ?= $(firstword $(wildcard $(dir $(realpath $(shell command -v $(SWIFT))))docc) docc)
+# `make lint`, `make format`: swift-format (the toolchain's `swift format`) with .swift-format,
+# over everything Swift that is ours.
+FORMAT_PATHS := Sources Tests Fuzz Package.swift
 
 .PHONY: setup build run test test-tsan test-asan scroll-tsan scroll-asan fuzz bench clean \
-        test-slow ci ci-slow ci-full docs
+        test-slow ci ci-slow ci-full docs lint format
 
 setup:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -138,8 +141,8 @@ scroll-asan: $(ASAN_KEEP_LIBRARIES)
 fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run $(FUZZ_TARGETS)
 
-# What CI runs (.ci/run): setup, the tests, both sanitizers and their scrolls, the fuzzers, and a
-# summary of each step's time and counts.
+# What CI runs (.ci/run): setup, the lint, the tests, both sanitizers and their scrolls, the
+# fuzzers, and a summary of each step's time and counts.
 ci:
 	bash .ci/run
 # CI with every core busy: it must still pass, well inside CI's time.
@@ -179,6 +182,17 @@ docs:
 	     END { if (failed) print "docs: failed: broken links or problems in the catalog (above)"; exit failed }' $(DOCS_BUILD)/docc.log
 	@echo "docs: $(DOCS_ARCHIVE)"
 	@echo "docs: to read it, python3 -m http.server --directory $(DOCS_ARCHIVE) 8000, then open http://localhost:8000/documentation/canopy/"
+
+# Fails on any finding, and says how many; `make format` rewrites the files in place, which fixes
+# all but the few findings that need a person (the rule's message says what to change).
+lint:
+	@mkdir -p $(LOGS)
+	status=0; $(SWIFT) format lint --strict --parallel -r $(FORMAT_PATHS) 2>&1 | tee $(LOGS)/lint.log || status=$$?; \
+	  findings=$$(grep -cE ': (warning|error): \[' $(LOGS)/lint.log || true); \
+	  if [ $$status -ne 0 ]; then echo "lint: $$findings findings"; else echo "lint: no findings"; fi; exit $$status
+
+format:
+	$(SWIFT) format format --in-place --parallel -r $(FORMAT_PATHS)
 
 clean:
 	rm -rf .build bench.json
