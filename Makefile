@@ -68,9 +68,23 @@ SCROLL_ARGS = bench --scenario scrolling --cards 1000 --size 1280x800 --speed $(
 # FUZZ_TARGETS picks some: cards-file, image-header, layout.
 FUZZ_SECONDS ?=
 FUZZ_TARGETS ?=
+# `make docs`: Canopy's documentation (Sources/Canopy/Canopy.docc and the doc comments) by the
+# toolchain's docc, from the symbol graph the compiler emits for Canopy, in a build directory of
+# its own (the extra compiler flags would rebuild the main build's modules each time). Any
+# diagnostic in the catalog, and a link to a symbol that is not there (or is ambiguous) anywhere,
+# fails it, so the articles cannot rot; docc's other warnings about doc comments in the sources
+# (a parameter left undocumented) are printed and pass, since --warnings-as-errors would fail
+# on those too.
+DOCS_BUILD := .build/docs
+DOCS_SYMBOL_GRAPHS := $(CURDIR)/$(DOCS_BUILD)/symbol-graphs
+DOCS_ARCHIVE := $(DOCS_BUILD)/Canopy.doccarchive
+DOCC ?= $(firstword $(wildcard $(dir $(realpath $(shell command -v $(SWIFT))))docc) docc)
+# `make lint`, `make format`: swift-format (the toolchain's `swift format`) with .swift-format,
+# over everything Swift that is ours.
+FORMAT_PATHS := Sources Tests Fuzz Package.swift
 
 .PHONY: setup build run test test-tsan test-asan scroll-tsan scroll-asan fuzz bench clean \
-        test-slow ci ci-slow ci-full
+        test-slow ci ci-slow ci-full docs lint format
 
 setup:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -127,8 +141,8 @@ scroll-asan: $(ASAN_KEEP_LIBRARIES)
 fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run $(FUZZ_TARGETS)
 
-# What CI runs (.ci/run): setup, the tests, both sanitizers and their scrolls, the fuzzers, and a
-# summary of each step's time and counts.
+# What CI runs (.ci/run): setup, the lint, the tests, both sanitizers and their scrolls, the
+# fuzzers, and a summary of each step's time and counts.
 ci:
 	bash .ci/run
 # CI with every core busy: it must still pass, well inside CI's time.
@@ -150,6 +164,35 @@ $(TSAN_MUTEX): .ci/tsan-mutex.c
 
 bench: build
 	$(BIN) bench $(BENCH_ARGS)
+
+# The symbol graphs are written when Canopy compiles, so they are kept between runs: a build with
+# nothing to recompile leaves the last ones, which are still current. docc names a file of the
+# catalog by its name (Canopy.md:12:5), a source file by its path from the catalog (../Node/...).
+docs:
+	@mkdir -p $(DOCS_SYMBOL_GRAPHS)/Canopy
+	$(SWIFT) build --target Canopy --scratch-path $(DOCS_BUILD) \
+	  -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc $(DOCS_SYMBOL_GRAPHS)
+	cp $(DOCS_SYMBOL_GRAPHS)/Canopy.symbols.json $(DOCS_SYMBOL_GRAPHS)/Canopy@*.symbols.json $(DOCS_SYMBOL_GRAPHS)/Canopy/
+	rm -rf $(DOCS_ARCHIVE)
+	$(DOCC) convert Sources/Canopy/Canopy.docc --additional-symbol-graph-dir $(DOCS_SYMBOL_GRAPHS)/Canopy \
+	  --output-path $(DOCS_ARCHIVE) --fallback-display-name Canopy --fallback-bundle-identifier Canopy \
+	  --transform-for-static-hosting 2>&1 | tee $(DOCS_BUILD)/docc.log
+	@awk '/^(warning|error): / { message = $$0; next } \
+	     /^  --> / && message != "" { if ($$2 !~ /^\.\./ || message ~ /doesn.t exist at|is ambiguous/) { print "docs: " message " (" $$2 ")"; failed = 1 } message = "" } \
+	     END { if (failed) print "docs: failed: broken links or problems in the catalog (above)"; exit failed }' $(DOCS_BUILD)/docc.log
+	@echo "docs: $(DOCS_ARCHIVE)"
+	@echo "docs: to read it, python3 -m http.server --directory $(DOCS_ARCHIVE) 8000, then open http://localhost:8000/documentation/canopy/"
+
+# Fails on any finding, and says how many; `make format` rewrites the files in place, which fixes
+# all but the few findings that need a person (the rule's message says what to change).
+lint:
+	@mkdir -p $(LOGS)
+	status=0; $(SWIFT) format lint --strict --parallel -r $(FORMAT_PATHS) 2>&1 | tee $(LOGS)/lint.log || status=$$?; \
+	  findings=$$(grep -cE ': (warning|error): \[' $(LOGS)/lint.log || true); \
+	  if [ $$status -ne 0 ]; then echo "lint: $$findings findings"; else echo "lint: no findings"; fi; exit $$status
+
+format:
+	$(SWIFT) format format --in-place --parallel -r $(FORMAT_PATHS)
 
 clean:
 	rm -rf .build bench.json
