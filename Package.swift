@@ -57,11 +57,12 @@ let package = Package(
         // The `rainforest` executable: main.swift alone, calling RainforestKit.
         .executableTarget(name: "Rainforest", dependencies: ["RainforestKit"]),
         // What every test target shares: waiting for a condition with a hang guard (never for a
-        // time), the project's resources and fonts, and comparing pictures.
-        .target(name: "CanopyTestSupport", dependencies: ["Canopy", "CanopyGraphics"], path: "Tests/CanopyTestSupport"),
+        // time), the project's resources and fonts, comparing pictures, a frame loop for node
+        // tests and a headless application.
+        .target(name: "CanopyTestSupport", dependencies: ["Canopy", "CanopyGraphics", "CanopySDL"], path: "Tests/CanopyTestSupport"),
         .testTarget(name: "CanopyGraphicsTests", dependencies: ["CanopyGraphics", "CanopyTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyTestSupport"]),
-        .testTarget(name: "CanopyMemoryTests", dependencies: ["CanopyMemory"]),
+        .testTarget(name: "CanopyMemoryTests", dependencies: ["CanopyMemory", "CanopyTestSupport"]),
         .testTarget(name: "CanopySDLTests", dependencies: ["CanopySDL", "CanopyTestSupport"]),
         .testTarget(name: "RainforestTests", dependencies: ["RainforestKit", "CanopyMemory", "CanopyTestSupport"]),
     ],

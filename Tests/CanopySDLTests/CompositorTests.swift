@@ -12,7 +12,7 @@ final class CompositorTests: XCTestCase {
     /// background, and returns the frame.
     @MainActor
     private static func render(driver: String) throws -> (Bitmap, Bool) {
-        let app = try SDLTestSupport.headlessApp(width: 300, height: 200, renderDriver: driver)
+        let app = try TestApplication.headless(width: 300, height: 200, renderDriver: driver)
         defer { app.close() }
         // Both layers' uploads in the captured turn, however slow the machine (with the default
         // 4 ms budget a slow first upload leaves the second layer blank in that frame).
@@ -68,7 +68,7 @@ final class CompositorTests: XCTestCase {
 
     func testScratchTexturesAreCountedWhileUsedAndEvictedAfterTheEvictionAge() throws {
         try MainActor.assumeIsolated {
-            let app = try SDLTestSupport.headlessApp(width: 300, height: 200, renderDriver: "opengl")
+            let app = try TestApplication.headless(width: 300, height: 200, renderDriver: "opengl")
             defer { app.close() }
             app.compositor.evictionAge = 3
             XCTAssertEqual(app.compositor.scratchTextureBytes, 0)

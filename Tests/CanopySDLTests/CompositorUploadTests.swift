@@ -13,7 +13,7 @@ final class CompositorUploadTests: XCTestCase {
 
     func testNewContentsWaitForTheBudgetAndTheOldOnesStayMeanwhile() throws {
         try MainActor.assumeIsolated {
-            let app = try SDLTestSupport.headlessApp(width: 200, height: 100)
+            let app = try TestApplication.headless(width: 200, height: 100)
             defer { app.close() }
             let shown = Layer(frame: CGRect(x: 0, y: 0, width: 50, height: 50))
             shown.contents = Bitmap(width: 8, height: 8, fill: Self.red)
@@ -47,7 +47,7 @@ final class CompositorUploadTests: XCTestCase {
 
     func testTheBudgetBoundsTheUploadsOfATurn() throws {
         try MainActor.assumeIsolated {
-            let app = try SDLTestSupport.headlessApp(width: 200, height: 100)
+            let app = try TestApplication.headless(width: 200, height: 100)
             defer { app.close() }
             // A budget only a hang exceeds uploads everything in one turn, however slow the machine...
             app.compositor.uploadBudget = HangGuard.seconds
@@ -76,7 +76,7 @@ final class CompositorUploadTests: XCTestCase {
 
     func testTexturesAreReleasedWhenContentsAreClearedOrTheLayerGoes() throws {
         try MainActor.assumeIsolated {
-            let app = try SDLTestSupport.headlessApp(width: 200, height: 100)
+            let app = try TestApplication.headless(width: 200, height: 100)
             defer { app.close() }
             // Both uploads in the first turn, however slow the machine (the default 4 ms budget
             // leaves the second for the next turn when the first takes longer).
@@ -115,7 +115,7 @@ final class CompositorUploadTests: XCTestCase {
 
     func testFreeMemoryIsReturnedOnceAfterABurstOfUploadsHasBeenQuiet() throws {
         try MainActor.assumeIsolated {
-            let app = try SDLTestSupport.headlessApp(width: 200, height: 100)
+            let app = try TestApplication.headless(width: 200, height: 100)
             defer { app.close() }
             app.memoryTrimQuietTime = 0.05
             // Every upload and release in its first turn, however slow the machine: spread over
@@ -163,7 +163,7 @@ final class CompositorUploadTests: XCTestCase {
     /// a trim.
     func testMakingAndEvictingScratchTexturesIsWorkForTheMemoryTrim() throws {
         try MainActor.assumeIsolated {
-            let app = try SDLTestSupport.headlessApp(width: 200, height: 100)
+            let app = try TestApplication.headless(width: 200, height: 100)
             defer { app.close() }
             app.memoryTrimQuietTime = 0.05
             app.compositor.evictionAge = 3
@@ -195,7 +195,7 @@ final class CompositorUploadTests: XCTestCase {
 
     func testTheOpenGLRendererThrottlesItsFramesAndStillShowsEachOne() throws {
         try MainActor.assumeIsolated {
-            let app = try SDLTestSupport.headlessApp(width: 200, height: 100)
+            let app = try TestApplication.headless(width: 200, height: 100)
             defer { app.close() }
             try XCTSkipUnless(app.rendererName == "opengl", "the \(app.rendererName) renderer has no fences")
             let throttle = try XCTUnwrap(app.frameThrottle, "fences are on")
@@ -219,7 +219,7 @@ final class CompositorUploadTests: XCTestCase {
 
     func testAnImmediateUploadIgnoresTheQueue() throws {
         try MainActor.assumeIsolated {
-            let app = try SDLTestSupport.headlessApp(width: 200, height: 100)
+            let app = try TestApplication.headless(width: 200, height: 100)
             defer { app.close() }
             let layer = Layer(frame: CGRect(x: 0, y: 0, width: 10, height: 10))
             app.rootLayer.addSublayer(layer)
@@ -232,7 +232,7 @@ final class CompositorUploadTests: XCTestCase {
 
     func testFadeOpacityScalesWhatALayerDraws() throws {
         try MainActor.assumeIsolated {
-            let app = try SDLTestSupport.headlessApp(width: 200, height: 100)
+            let app = try TestApplication.headless(width: 200, height: 100)
             defer { app.close() }
             let layer = Layer(frame: CGRect(x: 0, y: 0, width: 50, height: 50))
             layer.backgroundColor = .black

@@ -1,5 +1,6 @@
 import Canopy
 import CanopyGraphics
+import CanopyTestSupport
 import Foundation
 import XCTest
 @testable import CanopySDL
@@ -17,7 +18,7 @@ final class HitTestSlopOverlayDrawingTests: XCTestCase {
 
     func testTheOverlayFillsTheRegionsOverTheLayerTree() throws {
         try MainActor.assumeIsolated {
-            let app = try SDLTestSupport.headlessApp(width: 300, height: 200, renderDriver: "software")
+            let app = try TestApplication.headless(width: 300, height: 200, renderDriver: "software")
             defer { app.close() }
             let root = DisplayNode()
             root.frame = CGRect(x: 0, y: 0, width: 300, height: 200)

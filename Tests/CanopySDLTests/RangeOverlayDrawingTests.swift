@@ -26,7 +26,7 @@ final class RangeOverlayDrawingTests: XCTestCase {
 
     func testTheOverlayTintsOnScreenCellsAndDrawsThePanel() throws {
         try MainActor.assumeIsolated {
-            let app = try SDLTestSupport.headlessApp(width: 480, height: 750, renderDriver: "software", fonts: TestFonts.registry)
+            let app = try TestApplication.headless(width: 480, height: 750, renderDriver: "software", fonts: TestFonts.registry)
             defer { app.close() }
             var asked = 0
             app.rangeOverlaySource = { asked += 1; return Self.snapshot }

@@ -202,7 +202,7 @@ final class RasterizeSubtreeGoldenTests: XCTestCase {
     /// landed and been uploaded.
     @MainActor
     private static func render(rasterized: Bool, driver: String) throws -> Bitmap {
-        let app = try SDLTestSupport.headlessApp(width: windowSize.width, height: windowSize.height, renderDriver: driver)
+        let app = try TestApplication.headless(width: windowSize.width, height: windowSize.height, renderDriver: driver)
         defer { app.close() }
         let scheduler = DisplayScheduler.shared
         scheduler.install(on: app.runLoop, scale: app.scale)

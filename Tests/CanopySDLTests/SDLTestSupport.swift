@@ -4,23 +4,9 @@ import CanopyTestSupport
 import Foundation
 import XCTest
 
-/// What the SDL tests share: a headless application and pixel checks on captured frames (the
-/// fonts are CanopyTestSupport's `TestFonts`).
+/// What the SDL tests share: pixel checks on captured frames (the headless application and the
+/// fonts are CanopyTestSupport's).
 enum SDLTestSupport {
-    /// A headless application without the FPS overlay, drawing on white: what each frame shows is
-    /// the test's layers alone. The caller closes it.
-    @MainActor
-    static func headlessApp(width: CGFloat, height: CGFloat, renderDriver: String? = nil,
-                            fonts: FontRegistry = .shared) throws -> Application {
-        let options = Application.Options(title: "test", size: CGSize(width: width, height: height),
-                                          overlayFont: Font(family: "Lato", size: 14), headless: true,
-                                          fonts: fonts, renderDriver: renderDriver)
-        let app = try Application(options: options)
-        app.showsFPS = false
-        app.clearColor = Color(white: 1)
-        return app
-    }
-
     /// A pixel's colour as integers.
     static func rgb(_ frame: Bitmap, _ x: Int, _ y: Int) -> (Int, Int, Int) {
         let p = frame.pixel(x: x, y: y)

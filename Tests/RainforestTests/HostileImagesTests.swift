@@ -1,5 +1,6 @@
 import Canopy
 import CanopyGraphics
+import CanopyTestSupport
 import Foundation
 import Synchronization
 import XCTest
@@ -207,7 +208,7 @@ final class HostileImagesTests: XCTestCase {
             defer { session.app.close() }
             let app = session.app, viewer = session.viewer
             app.showsFPS = false
-            RainforestTestSupport.turn(app) { viewer.isSettled && viewer.itemCount > 0 }
+            TestApplication.turn(app) { viewer.isSettled && viewer.itemCount > 0 }
             XCTAssertEqual(viewer.itemCount, HostileImages.fixtures.count + HostileImages.changing.count)
             XCTAssertFalse(viewer.visibleIndices.contains(viewer.itemCount - 1))
             try HostileImages.vanish(in: images)  // listed and read; drawn when scrolled to
@@ -232,7 +233,7 @@ final class HostileImagesTests: XCTestCase {
                 guard offset < viewer.collection.maximumContentOffset else { break }
                 offset = min(offset + 500, viewer.collection.maximumContentOffset)
                 viewer.scroll(to: offset)
-                RainforestTestSupport.turn(app) { viewer.isSettled }
+                TestApplication.turn(app) { viewer.isSettled }
             }
             XCTAssertTrue(viewer.visibleIndices.contains(viewer.itemCount - 1), "the last card is on screen")
             XCTAssertEqual(seen.count, viewer.itemCount, "every card was seen drawn")
@@ -276,7 +277,7 @@ final class HostileImagesTests: XCTestCase {
             let app = session.app, viewer = session.viewer, source = viewer.source
             app.showsFPS = false
             XCTAssertEqual(source.loadedCount, 0, "nothing read at start")
-            RainforestTestSupport.turn(app) { viewer.isSettled && viewer.itemCount > 0 }
+            TestApplication.turn(app) { viewer.isSettled && viewer.itemCount > 0 }
             XCTAssertEqual(viewer.itemCount, 500, "the first page")
             XCTAssertEqual(source.statusLine, "Many: 500 of 5,000 files loaded")
             XCTAssertNil(viewer.card(at: 0)?.photo.lastError)
@@ -287,12 +288,12 @@ final class HostileImagesTests: XCTestCase {
             while viewer.itemCount < 5_000 && pages < 20 {
                 let before = viewer.itemCount
                 viewer.scroll(to: .greatestFiniteMagnitude)
-                RainforestTestSupport.turn(app) { viewer.itemCount > before }
+                TestApplication.turn(app) { viewer.itemCount > before }
                 pages += 1
             }
             XCTAssertEqual(pages, 10)
             viewer.scroll(to: .greatestFiniteMagnitude)
-            RainforestTestSupport.turn(app) { viewer.isSettled }
+            TestApplication.turn(app) { viewer.isSettled }
             XCTAssertEqual(source.statusLine, "Many: 5,000 files")
             XCTAssertTrue(viewer.visibleIndices.contains(4_999))
             for index in viewer.visibleIndices {

@@ -160,11 +160,6 @@ final class ImagesFolderTests: XCTestCase {
 
     // MARK: In the viewer
 
-    @MainActor
-    private static func turn(_ app: Application, until done: () -> Bool, file: StaticString = #filePath, line: UInt = #line) {
-        RainforestTestSupport.turn(app, until: done, file: file, line: line)
-    }
-
     func testTheFolderFillsInPageByPageByBatchFetching() throws {
         let folder: URL = folder
         try MainActor.assumeIsolated {
@@ -183,7 +178,7 @@ final class ImagesFolderTests: XCTestCase {
 
             // One column, 300 pt high: the first page (two cards) reaches past the viewport
             // and its end is more than two screens down, so no more is fetched until we scroll.
-            Self.turn(app) { viewer.isSettled }
+            TestApplication.turn(app) { viewer.isSettled }
             XCTAssertEqual(viewer.itemCount, 2)
             XCTAssertEqual(source.statusLine, "My photos: 2 of 8 files loaded")
             XCTAssertEqual(source.titleSummary, "My photos - 8 files")
@@ -198,13 +193,13 @@ final class ImagesFolderTests: XCTestCase {
             while viewer.itemCount < Self.shown.count {
                 viewer.scroll(to: 1_000_000)
                 let before = viewer.itemCount
-                Self.turn(app) { viewer.itemCount > before }
+                TestApplication.turn(app) { viewer.itemCount > before }
                 seen.append(viewer.itemCount)
                 if seen.count > 10 { break }
             }
             XCTAssertEqual(seen, [2, 4, 6, 8], "pages of two")
             viewer.scroll(to: 1_000_000)
-            Self.turn(app) { viewer.isSettled }
+            TestApplication.turn(app) { viewer.isSettled }
             for _ in 0..<5 { app.runTurn() }
             XCTAssertEqual(viewer.itemCount, 8, "no more than the files")
             XCTAssertFalse(viewer.collection.batchContext.isFetching)

@@ -7,8 +7,7 @@ import XCTest
 @testable import RainforestKit
 
 /// What the Rainforest tests share: the project's Resources, the graphics set up for drawing,
-/// a card drawn now, turning a headless application until something happened, and recognising
-/// an error card in a screenshot.
+/// a card drawn now, and recognising an error card in a screenshot.
 enum RainforestTestSupport {
     /// The project's Resources folder (cards.json, images/, fonts/).
     static let resources = TestResources.resources
@@ -31,17 +30,6 @@ enum RainforestTestSupport {
         card.layoutAndApply(CardLayout.sizeRange)
         card.recursivelyEnsureDisplaySynchronously(true)
         return card
-    }
-
-    /// Turns `app` until `done()` (with HangGuard's hang guard, not a timing check).
-    @MainActor
-    static func turn(_ app: Application, until done: () -> Bool, file: StaticString = #filePath, line: UInt = #line) {
-        let came = HangGuard.wait(until: done, pause: 0) {
-            app.runTurn()
-            app.runLoop.setNeedsFrame()
-            app.runLoop.waitForNextFrame()
-        }
-        XCTAssertTrue(came, file: file, line: line)
     }
 
     /// Checks that the left column's first card of a 700 pt wide screenshot (x 25, a 4:3 card,

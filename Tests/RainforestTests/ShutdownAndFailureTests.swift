@@ -68,9 +68,9 @@ final class ShutdownAndFailureTests: XCTestCase {
             let session = try Session(collection: options, headless: true)
             let app = session.app, viewer = session.viewer
             let queue = DisplayQueue.shared
-            RainforestTestSupport.turn(app) { viewer.itemCount > 0 }
+            TestApplication.turn(app) { viewer.itemCount > 0 }
             viewer.scroll(to: 6_000)
-            RainforestTestSupport.turn(app) { queue.pendingCount > 0 }
+            TestApplication.turn(app) { queue.pendingCount > 0 }
             let loadsAtClose = ImageCache.shared.statistics.misses
             let running = queue.runningCount
             app.close()

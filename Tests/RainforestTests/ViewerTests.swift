@@ -14,11 +14,6 @@ final class ViewerTests: XCTestCase {
         MainActor.assumeIsolated { DisplayScheduler.shared.uninstall() }
     }
 
-    @MainActor
-    private static func turn(_ app: Application, until done: () -> Bool, file: StaticString = #filePath, line: UInt = #line) {
-        RainforestTestSupport.turn(app, until: done, file: file, line: line)
-    }
-
     func testALaidOutAgainGridKeepsItsCardsAndAFavouriteOutlivesItsCard() throws {
         try MainActor.assumeIsolated {
             let options = try CollectionOptions.parse(["--resources", Self.resources, "--size", "700x500"])
@@ -26,7 +21,7 @@ final class ViewerTests: XCTestCase {
             defer { session.app.close() }
             let app = session.app, viewer = session.viewer
             app.showsFPS = false
-            Self.turn(app) { viewer.isSettled }
+            TestApplication.turn(app) { viewer.isSettled }
             let first = try XCTUnwrap(viewer.card(at: 0))
 
             // A resize lays the grid out again; the cards on screen move, they are not made again
@@ -48,7 +43,7 @@ final class ViewerTests: XCTestCase {
             app.runTurn()
             XCTAssertNil(viewer.card(at: 0))
             viewer.scroll(to: 0)
-            Self.turn(app) { viewer.card(at: 0) != nil }
+            TestApplication.turn(app) { viewer.card(at: 0) != nil }
             let again = try XCTUnwrap(viewer.card(at: 0))
             XCTAssertFalse(again === first)
             XCTAssertTrue(again.favourite.isSelected, "the favourite is kept")
@@ -63,13 +58,13 @@ final class ViewerTests: XCTestCase {
             defer { session.app.close() }
             let app = session.app, viewer = session.viewer
             app.showsFPS = false
-            Self.turn(app) { viewer.isDisplayComplete }
+            TestApplication.turn(app) { viewer.isDisplayComplete }
             XCTAssertEqual(viewer.itemCount, 20, "one page at first: its end is far below")
             // Near the end, batch fetching loads the next page, then the last (5 cards).
             viewer.scroll(to: 1_000_000)
-            Self.turn(app) { viewer.itemCount == 40 }
+            TestApplication.turn(app) { viewer.itemCount == 40 }
             viewer.scroll(to: 1_000_000)
-            Self.turn(app) { viewer.itemCount == 45 }
+            TestApplication.turn(app) { viewer.itemCount == 45 }
             for _ in 0..<10 { app.runTurn() }
             XCTAssertEqual(viewer.itemCount, 45, "no more than asked")
             XCTAssertFalse(viewer.collection.batchContext.isFetching)
@@ -82,7 +77,7 @@ final class ViewerTests: XCTestCase {
             let session = try Session(collection: options, headless: true)
             defer { session.app.close() }
             let app = session.app, viewer = session.viewer
-            Self.turn(app) { viewer.isDisplayComplete }
+            TestApplication.turn(app) { viewer.isDisplayComplete }
             let snapshot = try XCTUnwrap(app.rangeOverlaySource?())
             XCTAssertEqual(snapshot.viewport, CGRect(x: 0, y: 0, width: 700, height: 500))
             XCTAssertEqual(snapshot.preloadRange, viewer.collection.ranges.preload)
@@ -107,7 +102,7 @@ final class ViewerTests: XCTestCase {
                 let session = try Session(collection: options, headless: true, favourites: store)
                 defer { session.app.close() }
                 let app = session.app, viewer = session.viewer
-                Self.turn(app) { viewer.isSettled }
+                TestApplication.turn(app) { viewer.isSettled }
                 let card = try XCTUnwrap(viewer.card(at: 0))
                 let heart = card.favourite.convert(CGPoint(x: 12, y: 12), to: nil)
                 viewer.handle(.pointerDown(.left, heart, clickCount: 1), at: MonotonicClock.now())
@@ -127,7 +122,7 @@ final class ViewerTests: XCTestCase {
             // The next run starts with the heart on.
             let session = try Session(collection: options, headless: true, favourites: store)
             defer { session.app.close() }
-            Self.turn(session.app) { session.viewer.card(at: 0) != nil }
+            TestApplication.turn(session.app) { session.viewer.card(at: 0) != nil }
             XCTAssertTrue(try XCTUnwrap(session.viewer.card(at: 0)).favourite.isSelected)
             XCTAssertEqual(session.viewer.favourites, [0])
         }
@@ -152,7 +147,7 @@ final class ViewerTests: XCTestCase {
             let session = try Session(collection: options, headless: true)
             defer { session.app.close() }
             let app = session.app, viewer = session.viewer
-            Self.turn(app) { viewer.isSettled }
+            TestApplication.turn(app) { viewer.isSettled }
             let asyncCard = try XCTUnwrap(viewer.card(at: 0))
             XCTAssertTrue(asyncCard.displaysAsynchronously && asyncCard.rasterizesSubtree)
             // Main-thread mode: no preloading, cards made and drawn on the main thread; the old
@@ -160,7 +155,7 @@ final class ViewerTests: XCTestCase {
             viewer.mode.mainThread = true
             XCTAssertEqual(viewer.collection.rangeTuning, .zero)
             XCTAssertFalse(viewer.collection.allocatesCellsAsynchronously)
-            Self.turn(app) { viewer.card(at: 0) !== asyncCard && viewer.isSettled }
+            TestApplication.turn(app) { viewer.card(at: 0) !== asyncCard && viewer.isSettled }
             let mainCard = try XCTUnwrap(viewer.card(at: 0))
             XCTAssertFalse(mainCard.displaysAsynchronously)
             XCTAssertFalse(mainCard.background.displaysAsynchronously)
@@ -168,14 +163,14 @@ final class ViewerTests: XCTestCase {
             XCTAssertNil(asyncCard.supernode)
             // Popcorn: each part on its own layer.
             viewer.mode = ViewerMode(popcorn: true)
-            Self.turn(app) { viewer.card(at: 0) !== mainCard && viewer.isDisplayComplete }
+            TestApplication.turn(app) { viewer.card(at: 0) !== mainCard && viewer.isDisplayComplete }
             let popcorn = try XCTUnwrap(viewer.card(at: 0))
             XCTAssertFalse(popcorn.rasterizesSubtree)
             XCTAssertNotNil(popcorn.background.layerIfLoaded?.contents)
             XCTAssertTrue(popcorn.photo.layerIfLoaded?.superlayer === popcorn.layerIfLoaded)
             // Main-thread popcorn: every part, the heart's image included, draws on the main thread.
             viewer.mode = ViewerMode(mainThread: true, popcorn: true)
-            Self.turn(app) { viewer.card(at: 0) !== popcorn && viewer.isDisplayComplete }
+            TestApplication.turn(app) { viewer.card(at: 0) !== popcorn && viewer.isDisplayComplete }
             let mainPopcorn = try XCTUnwrap(viewer.card(at: 0))
             XCTAssertFalse(mainPopcorn.favourite.imageNode.displaysAsynchronously)
             let rasters = DisplayScheduler.shared.rasterStatistics.completed

@@ -75,10 +75,10 @@ public final class BatchContext: Sendable {
 
 /// Texture's batch-fetching rule (ASBatchFetching's ASDisplayShouldFetchBatchForContext),
 /// vertical only.
-public enum BatchFetching {
+package enum BatchFetching {
     /// How many viewport heights from the end of the content a fetch begins (Texture's
     /// leadingScreensForBatching default).
-    public static let defaultLeadingScreens: CGFloat = 2
+    package static let defaultLeadingScreens: CGFloat = 2
 
     /// Whether a new batch should be fetched. The checks, in Texture's order:
     /// never while one is in flight; never for leadingScreens <= 0 (or NaN) or an empty
@@ -90,7 +90,7 @@ public enum BatchFetching {
     /// `viewport.origin.y` is the scroll offset. Texture's horizontal and right-to-left cases
     /// are left out (Canopy scrolls vertically only), and so is its batchFetchingDelegate,
     /// which may overrule the answer given the time left at the current velocity.
-    public static func shouldFetch(
+    package static func shouldFetch(
         context: BatchContext, direction: ScrollDirection, viewport: CGRect,
         contentHeight: CGFloat, leadingScreens: CGFloat, isVisible: Bool
     ) -> Bool {

@@ -77,115 +77,115 @@ public struct RangeOverlaySnapshot: Sendable, Equatable {
 /// preload ranges' relative sizes; this one draws the collection's actual ranges and cells on a
 /// vertical map, for a vertical collection. Its colours are the brief's: Texture's bars are green
 /// (visible), yellow (display) and orange (preload).
-public struct RangeOverlayLayout: Sendable, Equatable {
+package struct RangeOverlayLayout: Sendable, Equatable {
     // MARK: Colours
 
     /// The tint of an on-screen item in the display range: orange at alpha 0.35.
-    public static let displayTint = Color(red: 1, green: 0.6, blue: 0, alpha: 0.35)
+    package static let displayTint = Color(red: 1, green: 0.6, blue: 0, alpha: 0.35)
     /// The tint of an on-screen item in the preload range: yellow at alpha 0.35.
-    public static let preloadTint = Color(red: 1, green: 0.9, blue: 0.1, alpha: 0.35)
+    package static let preloadTint = Color(red: 1, green: 0.9, blue: 0.1, alpha: 0.35)
     /// The panel's background: black at alpha 0.72, as the FPS overlay's.
-    public static let panelColor = Color(white: 0, alpha: 0.72)
+    package static let panelColor = Color(white: 0, alpha: 0.72)
     /// Items on the map, by state.
-    public static let visibleItemColor = Color(white: 0.95, alpha: 0.9)
-    public static let displayItemColor = Color(red: 1, green: 0.6, blue: 0, alpha: 0.9)
-    public static let preloadItemColor = Color(red: 1, green: 0.9, blue: 0.1, alpha: 0.9)
-    public static let noneItemColor = Color(white: 0.5, alpha: 0.5)
+    package static let visibleItemColor = Color(white: 0.95, alpha: 0.9)
+    package static let displayItemColor = Color(red: 1, green: 0.6, blue: 0, alpha: 0.9)
+    package static let preloadItemColor = Color(red: 1, green: 0.9, blue: 0.1, alpha: 0.9)
+    package static let noneItemColor = Color(white: 0.5, alpha: 0.5)
     /// The edge between an item's fill and its neighbours' (Texture's bars have a dark border).
-    public static let itemBorderColor = Color(white: 0, alpha: 0.55)
+    package static let itemBorderColor = Color(white: 0, alpha: 0.55)
     /// The ranges on the map.
-    public static let preloadBandColor = Color(red: 1, green: 0.9, blue: 0.1, alpha: 0.3)
-    public static let displayBandColor = Color(red: 1, green: 0.6, blue: 0, alpha: 0.45)
+    package static let preloadBandColor = Color(red: 1, green: 0.9, blue: 0.1, alpha: 0.3)
+    package static let displayBandColor = Color(red: 1, green: 0.6, blue: 0, alpha: 0.45)
     /// The viewport's outline on the map.
-    public static let viewportColor = Color(white: 1)
+    package static let viewportColor = Color(white: 1)
     /// The legend's words, in their colours (opaque, for text).
-    public static let legend: [(text: String, color: Color)] = [
+    package static let legend: [(text: String, color: Color)] = [
         ("visible", Color(white: 0.95)),
         ("display", Color(red: 1, green: 0.6, blue: 0)),
         ("preload", Color(red: 1, green: 0.9, blue: 0.1)),
     ]
-    public static let captionColor = Color(white: 0.92)
+    package static let captionColor = Color(white: 0.92)
 
     // MARK: Sizes
 
     /// Between the panel and the window's edges.
-    public static let windowInset: CGFloat = 10
-    public static let panelWidth: CGFloat = 120
+    package static let windowInset: CGFloat = 10
+    package static let panelWidth: CGFloat = 120
     /// The panel's height, as a fraction of the window's.
-    public static let panelHeightFraction: CGFloat = 0.6
-    public static let panelCornerRadius: CGFloat = 8
+    package static let panelHeightFraction: CGFloat = 0.6
+    package static let panelCornerRadius: CGFloat = 8
     /// Inside the panel, around its lines and map.
-    public static let padding: CGFloat = 6
+    package static let padding: CGFloat = 6
     /// The caption's line and the legend's.
-    public static let lineHeight: CGFloat = 13
+    package static let lineHeight: CGFloat = 13
     /// Between the map and the item column, each side: the bands show there.
-    public static let columnInset: CGFloat = 8
+    package static let columnInset: CGFloat = 8
     /// The viewport's outline: its width, and how far beyond the item column it reaches.
-    public static let viewportLineWidth: CGFloat = 1.5
-    public static let viewportOverhang: CGFloat = 4
+    package static let viewportLineWidth: CGFloat = 1.5
+    package static let viewportOverhang: CGFloat = 4
     /// The item borders' width.
-    public static let itemBorderWidth: CGFloat = 1
+    package static let itemBorderWidth: CGFloat = 1
 
     // MARK: The layout
 
     /// One item on the map.
-    public struct PanelItem: Sendable, Equatable {
+    package struct PanelItem: Sendable, Equatable {
         /// The item's index in the snapshot's `items`.
-        public var index: Int
+        package var index: Int
         /// Its rect on the map, cut to the map.
-        public var rect: CGRect
-        public var state: RangeOverlaySnapshot.ItemState
+        package var rect: CGRect
+        package var state: RangeOverlaySnapshot.ItemState
         /// The fill: the state's colour, nil for an item without its node.
-        public var fill: Color?
+        package var fill: Color?
         /// The outline, `itemBorderWidth` inside `rect`: a dark border, or the state's colour for
         /// an item without its node.
-        public var stroke: Color
+        package var stroke: Color
     }
 
     /// One tint over an on-screen item.
-    public struct Tint: Sendable, Equatable {
+    package struct Tint: Sendable, Equatable {
         /// The item's index in the snapshot's `items`.
-        public var index: Int
+        package var index: Int
         /// The item's whole rect in the window.
-        public var frame: CGRect
+        package var frame: CGRect
         /// The part of `frame` to fill: inside the window and the collection's viewport in it.
-        public var rect: CGRect
-        public var color: Color
+        package var rect: CGRect
+        package var color: Color
     }
 
     /// The window's size, in points.
-    public var windowSize: CGSize
+    package var windowSize: CGSize
     /// The panel (empty when the window is too small for one).
-    public var panel: CGRect
+    package var panel: CGRect
     /// The caption's line, at the panel's top.
-    public var captionLine: CGRect
+    package var captionLine: CGRect
     /// The legend's line, at the panel's bottom.
-    public var legendLine: CGRect
+    package var legendLine: CGRect
     /// The map of the content, between the lines.
-    public var map: CGRect
+    package var map: CGRect
     /// The map's part the items are laid in (the map less `columnInset` each side).
-    public var itemColumn: CGRect
+    package var itemColumn: CGRect
     /// The content y the map shows, top to bottom.
-    public var span: ClosedRange<CGFloat>
+    package var span: ClosedRange<CGFloat>
     /// Map points per content point, vertically (0 when there is nothing to show).
-    public var scale: CGFloat
+    package var scale: CGFloat
     /// Map points per content point, horizontally (0 when there is nothing to show).
-    public var horizontalScale: CGFloat
+    package var horizontalScale: CGFloat
     /// The ranges on the map, cut to it (nil when they miss it or have no height).
-    public var preloadBand: CGRect?
-    public var displayBand: CGRect?
+    package var preloadBand: CGRect?
+    package var displayBand: CGRect?
     /// The viewport on the map, not cut: its y mapped, its x the item column and
     /// `viewportOverhang` either side.
-    public var viewport: CGRect
+    package var viewport: CGRect
     /// The outline's pieces: its four edges, `viewportLineWidth` wide and centred on `viewport`'s
     /// edges, cut to the map.
-    public var viewportOutline: [CGRect]
+    package var viewportOutline: [CGRect]
     /// The items shown on the map, in the snapshot's order.
-    public var items: [PanelItem]
+    package var items: [PanelItem]
     /// The tints over on-screen items in the display or preload range.
-    public var tints: [Tint]
+    package var tints: [Tint]
 
-    public init(snapshot: RangeOverlaySnapshot, windowSize: CGSize) {
+    package init(snapshot: RangeOverlaySnapshot, windowSize: CGSize) {
         self.windowSize = windowSize
         panel = Self.panelRect(windowSize: windowSize)
         let p = Self.padding, line = Self.lineHeight
@@ -249,7 +249,7 @@ public struct RangeOverlayLayout: Sendable, Equatable {
     /// The panel: at the window's bottom right, `windowInset` in, `panelWidth` wide and
     /// `panelHeightFraction` of the window's height, within the window less the inset (empty,
     /// at the window's corner, when nothing is left).
-    public static func panelRect(windowSize: CGSize) -> CGRect {
+    package static func panelRect(windowSize: CGSize) -> CGRect {
         let w = finite(windowSize.width), h = finite(windowSize.height)
         let width = max(0, min(panelWidth, w - 2 * windowInset))
         let height = max(0, min((h * panelHeightFraction).rounded(), h - 2 * windowInset))
@@ -258,7 +258,7 @@ public struct RangeOverlayLayout: Sendable, Equatable {
     }
 
     /// The content y the map shows (see the type's notes).
-    public static func span(of snapshot: RangeOverlaySnapshot) -> ClosedRange<CGFloat> {
+    package static func span(of snapshot: RangeOverlaySnapshot) -> ClosedRange<CGFloat> {
         let viewport = finiteRect(snapshot.viewport)
         let extent = max(0, finite(max(snapshot.contentSize.height, viewport.height)))
         let middle = viewport.midY
@@ -274,7 +274,7 @@ public struct RangeOverlayLayout: Sendable, Equatable {
     }
 
     /// The colour of an item on the map (its fill, or its outline without a node).
-    public static func itemColor(_ state: RangeOverlaySnapshot.ItemState) -> Color {
+    package static func itemColor(_ state: RangeOverlaySnapshot.ItemState) -> Color {
         switch state {
         case .visible: visibleItemColor
         case .display: displayItemColor
@@ -284,7 +284,7 @@ public struct RangeOverlayLayout: Sendable, Equatable {
     }
 
     /// The map y of content y.
-    public func mapY(_ contentY: CGFloat) -> CGFloat {
+    package func mapY(_ contentY: CGFloat) -> CGFloat {
         Self.mapY(contentY, span: span, scale: scale, map: map)
     }
 
