@@ -43,7 +43,8 @@ let package = Package(
         // handed back after bursts of work (MemoryTrimmer), the heap figures of the soak.
         .target(name: "CanopyMemory", dependencies: ["Canopy", "CMalloc"]),
         // The SDL backend: the application (window, main loop, events), the compositor, the overlays.
-        .target(name: "CanopySDL", dependencies: ["Canopy", "CanopyGraphics", "CanopyMemory", "CSDL2", "CSDL2Image", "CSDL2TTF"]),
+        .target(
+            name: "CanopySDL", dependencies: ["Canopy", "CanopyGraphics", "CanopyMemory", "CSDL2", "CSDL2Image", "CSDL2TTF"]),
         // The app: cards and their file format, the card node, the viewer, the commands, the
         // benchmarks and the soak, as a library that the tests and the fuzzers import.
         .target(
@@ -59,7 +60,8 @@ let package = Package(
         // What every test target shares: waiting for a condition with a hang guard (never for a
         // time), the project's resources and fonts, comparing pictures, a frame loop for node
         // tests and a headless application.
-        .target(name: "CanopyTestSupport", dependencies: ["Canopy", "CanopyGraphics", "CanopySDL"], path: "Tests/CanopyTestSupport"),
+        .target(
+            name: "CanopyTestSupport", dependencies: ["Canopy", "CanopyGraphics", "CanopySDL"], path: "Tests/CanopyTestSupport"),
         .testTarget(name: "CanopyGraphicsTests", dependencies: ["CanopyGraphics", "CanopyTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyTestSupport"]),
         .testTarget(name: "CanopyMemoryTests", dependencies: ["CanopyMemory", "CanopyTestSupport"]),

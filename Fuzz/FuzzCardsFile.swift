@@ -12,7 +12,6 @@
 import Foundation
 @testable import RainforestKit
 
-
 @_cdecl("LLVMFuzzerTestOneInput")
 public func cardsFileFuzzTest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = [UInt8](UnsafeBufferPointer(start: data, count: size))
@@ -60,8 +59,9 @@ private func checkRoundTrip(_ cards: [Card]) {
         let again = try CardsFile.parseContents([UInt8](json), file: "again.json")
         require(again.cards == cards, "read back differently: \(cards) became \(again.cards)")
         let names = Set(cards.map(\.name))
-        require(again.warnings.count == cards.count - names.count,
-                "warnings on reading back: \(again.warnings)")
+        require(
+            again.warnings.count == cards.count - names.count,
+            "warnings on reading back: \(again.warnings)")
     } catch {
         fatalError("the cards written out again do not load: \(error)\n\(String(decoding: json, as: UTF8.self))")
     }

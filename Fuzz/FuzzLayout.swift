@@ -27,15 +27,17 @@ public func layoutFuzzTest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let layout = tree.layoutThatFits(range)
     let label = "range \(range)\n\(layout.description)"
     require(log.problems.isEmpty, "a child's range or size: \(log.problems.joined(separator: "; "))\n\(label)")
-    require(problems(range: range, size: layout.size).isEmpty,
-            "the root: \(problems(range: range, size: layout.size))\n\(label)")
+    require(
+        problems(range: range, size: layout.size).isEmpty,
+        "the root: \(problems(range: range, size: layout.size))\n\(label)")
     checkFinite(layout, label: label)
 
     // Cached: the same layout again, and after a layout in another range.
     require(tree.layoutThatFits(range).description == layout.description, "laid out again differently\n\(label)")
     _ = tree.layoutThatFits(SizeRange(min: .zero, max: range.min))
-    require(tree.layoutThatFits(range).description == layout.description,
-            "laid out differently after another range\n\(label)")
+    require(
+        tree.layoutThatFits(range).description == layout.description,
+        "laid out differently after another range\n\(label)")
     require(log.problems.isEmpty, "a child's range or size, other range: \(log.problems.joined(separator: "; "))")
     return 0
 }
@@ -52,8 +54,10 @@ private func checkFinite(_ layout: Layout, label: String) {
 /// NaN, negative or infinite, a maximum that is NaN or below the minimum) or a size outside it.
 func problems(range: SizeRange, size: CGSize) -> [String] {
     var found: [String] = []
-    let axes = [("width", range.min.width, range.max.width, size.width),
-                ("height", range.min.height, range.max.height, size.height)]
+    let axes = [
+        ("width", range.min.width, range.max.width, size.width),
+        ("height", range.min.height, range.max.height, size.height),
+    ]
     for (axis, lower, upper, length) in axes {
         if !(lower.isFinite && lower >= 0) { found.append("min \(axis) \(lower)") }
         if !(upper >= lower) { found.append("max \(axis) \(upper) below min \(lower)") }
@@ -127,8 +131,11 @@ struct FuzzInput {
             default: return lower + length()
             }
         }
-        return SizeRange(min: minimum, max: CGSize(width: upper(minimum.width, below(4)),
-                                                   height: upper(minimum.height, below(4))))
+        return SizeRange(
+            min: minimum,
+            max: CGSize(
+                width: upper(minimum.width, below(4)),
+                height: upper(minimum.height, below(4))))
     }
 }
 
@@ -213,8 +220,12 @@ enum FuzzTree {
         case 0:
             switch input.below(4) {
             case 0: return FuzzLeaf(style: style, preferred: nil)
-            case 1: return FuzzLeaf(style: style, preferred: CGSize(width: input.pick([.nan, .infinity, 10] as [CGFloat]),
-                                                                    height: input.pick([.infinity, .nan, 20] as [CGFloat])))
+            case 1:
+                return FuzzLeaf(
+                    style: style,
+                    preferred: CGSize(
+                        width: input.pick([.nan, .infinity, 10] as [CGFloat]),
+                        height: input.pick([.infinity, .nan, 20] as [CGFloat])))
             default: return FuzzLeaf(style: style, preferred: CGSize(width: input.length(), height: input.length()))
             }
         case 1:
@@ -230,26 +241,30 @@ enum FuzzTree {
         case 5:
             return BackgroundLayoutSpec(style: style, child: child(), background: child())
         case 6:
-            return CenterLayoutSpec(style: style,
-                                    centeringOptions: .init(rawValue: input.below(4)),
-                                    sizingOptions: .init(rawValue: input.below(4)), child: child())
+            return CenterLayoutSpec(
+                style: style,
+                centeringOptions: .init(rawValue: input.below(4)),
+                sizingOptions: .init(rawValue: input.below(4)), child: child())
         case 7:
             let ratio = input.pick([0.25, 0.5, 1, 1.5, 3, 0, -1, .nan, .infinity, 1e-6, 1e6] as [CGFloat])
             return RatioLayoutSpec(style: style, ratio: ratio, child: child())
         case 8:
             let positions: [RelativeLayoutSpec.Position] = [.none, .start, .center, .end]
-            return RelativeLayoutSpec(style: style, horizontalPosition: input.pick(positions),
-                                      verticalPosition: input.pick(positions),
-                                      sizingOptions: .init(rawValue: input.below(4)), child: child())
+            return RelativeLayoutSpec(
+                style: style, horizontalPosition: input.pick(positions),
+                verticalPosition: input.pick(positions),
+                sizingOptions: .init(rawValue: input.below(4)), child: child())
         case 9:
-            return AbsoluteLayoutSpec(style: style, sizing: input.bool() ? .default : .sizeToFit,
-                                      children: children(3))
+            return AbsoluteLayoutSpec(
+                style: style, sizing: input.bool() ? .default : .sizeToFit,
+                children: children(3))
         case 10:
             let locations: [CornerLayoutSpec.Location] = [.topLeft, .topRight, .bottomLeft, .bottomRight]
-            return CornerLayoutSpec(style: style, child: child(), corner: child(),
-                                    location: input.pick(locations),
-                                    offset: CGPoint(x: input.offset(), y: input.offset()),
-                                    wrapsCorner: input.bool())
+            return CornerLayoutSpec(
+                style: style, child: child(), corner: child(),
+                location: input.pick(locations),
+                offset: CGPoint(x: input.offset(), y: input.offset()),
+                wrapsCorner: input.bool())
         default:
             return stack(style: style, children: children(4), input: &input)
         }

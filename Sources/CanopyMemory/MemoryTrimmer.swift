@@ -25,8 +25,10 @@ package final class MemoryTrimmer {
         var textureBytes: Int
         var scratchTextureBytes: Int
 
-        package init(displays: Int, rastersCompleted: Int, rastersCancelled: Int, textureBytes: Int,
-                     scratchTextureBytes: Int) {
+        package init(
+            displays: Int, rastersCompleted: Int, rastersCancelled: Int, textureBytes: Int,
+            scratchTextureBytes: Int
+        ) {
             self.displays = displays
             self.rastersCompleted = rastersCompleted
             self.rastersCancelled = rastersCancelled

@@ -19,7 +19,7 @@ extension BenchCommand {
         }
         if scenario.contains(.graphics) || scenario.contains(.layout) {
             do {
-                try GraphicsLibrary.initialize()    // the card nodes' texts are measured with SDL_ttf
+                try GraphicsLibrary.initialize()  // the card nodes' texts are measured with SDL_ttf
             } catch {
                 throw UserFacingError(message: error.message, status: 1)
             }
@@ -57,9 +57,11 @@ extension BenchCommand {
     private func runDisplay(content: Content) throws -> DisplayBenchmark.Result {
         let app: Application
         do {
-            app = try Application(options: .init(title: "Rainforest bench", size: Session.defaultSize.cgSize,
-                                                 overlayFont: Session.overlayFont, minimumSize: WindowSize.minimum.cgSize,
-                                                 headless: true))
+            app = try Application(
+                options: .init(
+                    title: "Rainforest bench", size: Session.defaultSize.cgSize,
+                    overlayFont: Session.overlayFont, minimumSize: WindowSize.minimum.cgSize,
+                    headless: true))
         } catch {
             throw UserFacingError(message: "bench: \(error)", status: 1)
         }
@@ -89,7 +91,9 @@ extension BenchCommand {
         report.runs = runs
         let comparison = BenchReport.compare(runs)
         report.comparison = comparison.isEmpty ? nil : comparison
-        print("bench: scrolling \(content.summary) (pages of \(options.pageSize)), \(size) pt, \(duration) s per run, \(report.environment.renderer ?? "?") renderer (\(report.environment.videoDriver ?? "?")), paced at 60 Hz, a new window per run")
+        print(
+            "bench: scrolling \(content.summary) (pages of \(options.pageSize)), \(size) pt, \(duration) s per run, \(report.environment.renderer ?? "?") renderer (\(report.environment.videoDriver ?? "?")), paced at 60 Hz, a new window per run"
+        )
         print(report.table)
         if !report.comparisonText.isEmpty { print(report.comparisonText) }
     }
@@ -98,8 +102,10 @@ extension BenchCommand {
     /// first frame with every visible card on screen whole), then `duration` seconds of scrolling
     /// at constant speed, down to the end of the cards loaded so far and back up, bouncing.
     @MainActor
-    private func measure(mode: Mode, speed: Double, options: CollectionOptions, content: Content,
-                         report: inout BenchReport) throws -> BenchRun {
+    private func measure(
+        mode: Mode, speed: Double, options: CollectionOptions, content: Content,
+        report: inout BenchReport
+    ) throws -> BenchRun {
         ProcessMemory.resetPeak()
         let rastersBefore = DisplayScheduler.shared.rasterStatistics
         let start = MonotonicClock.now()
@@ -160,7 +166,10 @@ extension BenchCommand {
             if stopping {
                 let stopStart = MonotonicClock.now()
                 guard settle(app, viewer, since: stopStart) else {
-                    throw UserFacingError(message: "bench: the cards visible at \(String(format: "%.0f", position)) pt were not all displayed after \(timeout) s (--timeout)", status: 1)
+                    throw UserFacingError(
+                        message:
+                            "bench: the cards visible at \(String(format: "%.0f", position)) pt were not all displayed after \(timeout) s (--timeout)",
+                        status: 1)
                 }
                 stops += 1
                 stopped += MonotonicClock.now() - stopStart
@@ -188,22 +197,28 @@ extension BenchCommand {
         let completed = rasters.completed - rastersBefore.completed
         let cancelled = rasters.cancelled - rastersBefore.cancelled
         if let settleEvery {
-            print("bench: \(mode.rawValue) "
-                  + String(format: "at %g pt/s travelled %.0f pt in %.1f s, stopped %d times (every %g pt) until the visible cards were displayed, %.1f s in all; %d displays completed, %d cancelled",
-                           speed, travelled, elapsed, stops, settleEvery, stopped, completed, cancelled))
+            print(
+                "bench: \(mode.rawValue) "
+                    + String(
+                        format:
+                            "at %g pt/s travelled %.0f pt in %.1f s, stopped %d times (every %g pt) until the visible cards were displayed, %.1f s in all; %d displays completed, %d cancelled",
+                        speed, travelled, elapsed, stops, settleEvery, stopped, completed, cancelled))
         }
         if mode == .async, let minDisplays, completed < minDisplays {
-            throw UserFacingError(message: String(format: "bench: the async run at %g pt/s completed %d displays, fewer than --min-displays %d",
-                                                  speed, completed, minDisplays), status: 1)
+            throw UserFacingError(
+                message: String(
+                    format: "bench: the async run at %g pt/s completed %d displays, fewer than --min-displays %d",
+                    speed, completed, minDisplays), status: 1)
         }
-        return BenchRun(mode: mode.rawValue, speed: speed, cards: viewer.source.totalCount ?? viewer.itemCount, durationS: elapsed,
-                        frames: work.count, droppedFrames: dropped, fps: Double(work.count) / elapsed,
-                        mainMs: BenchRun.summarise(work), intervalMs: BenchRun.summarise(intervals),
-                        rssMbPeak: ProcessMemory.peakResidentMB(),
-                        placeholderExposure: cardFrames == 0 ? 0 : Double(placeholderFrames) / Double(cardFrames),
-                        rasters: .init(completed: completed, cancelled: cancelled),
-                        textureMbPeak: Double(app.compositor.textureBytesPeak) / 1_048_576,
-                        firstScreenMs: firstScreen, loadedCards: viewer.itemCount)
+        return BenchRun(
+            mode: mode.rawValue, speed: speed, cards: viewer.source.totalCount ?? viewer.itemCount, durationS: elapsed,
+            frames: work.count, droppedFrames: dropped, fps: Double(work.count) / elapsed,
+            mainMs: BenchRun.summarise(work), intervalMs: BenchRun.summarise(intervals),
+            rssMbPeak: ProcessMemory.peakResidentMB(),
+            placeholderExposure: cardFrames == 0 ? 0 : Double(placeholderFrames) / Double(cardFrames),
+            rasters: .init(completed: completed, cancelled: cancelled),
+            textureMbPeak: Double(app.compositor.textureBytesPeak) / 1_048_576,
+            firstScreenMs: firstScreen, loadedCards: viewer.itemCount)
     }
 
     /// Turns `app` until every visible card is on screen whole, or until `--timeout` seconds

@@ -116,10 +116,12 @@ struct BenchReport: Codable, Sendable {
         let speeds = runs.map(\.speed).reduce(into: [Double]()) { if !$0.contains($1) { $0.append($1) } }
         return speeds.compactMap { speed in
             guard let a = runs.first(where: { $0.speed == speed && $0.mode == "async" }),
-                  let m = runs.first(where: { $0.speed == speed && $0.mode == "sync" }) else { return nil }
-            return Comparison(speed: speed,
-                              droppedFrames: .init(async: Double(a.droppedFrames), mainThread: Double(m.droppedFrames)),
-                              mainMsP99: .init(async: a.mainMs.p99, mainThread: m.mainMs.p99))
+                let m = runs.first(where: { $0.speed == speed && $0.mode == "sync" })
+            else { return nil }
+            return Comparison(
+                speed: speed,
+                droppedFrames: .init(async: Double(a.droppedFrames), mainThread: Double(m.droppedFrames)),
+                mainMsP99: .init(async: a.mainMs.p99, mainThread: m.mainMs.p99))
         }
     }
 
@@ -131,9 +133,14 @@ struct BenchReport: Codable, Sendable {
             return pair.ratio.map { String(format: "%.1fx (%@)", $0, values) } ?? "\(values) (async: none)"
         }
         let rows = comparison.map { c in
-            [String(format: "%.0f pt/s", c.speed), ratio(c.droppedFrames, unit: ""),
-             ratio(.init(async: (c.mainMsP99.async * 100).rounded() / 100, mainThread: (c.mainMsP99.mainThread * 100).rounded() / 100),
-                   unit: " ms")]
+            [
+                String(format: "%.0f pt/s", c.speed), ratio(c.droppedFrames, unit: ""),
+                ratio(
+                    .init(
+                        async: (c.mainMsP99.async * 100).rounded() / 100,
+                        mainThread: (c.mainMsP99.mainThread * 100).rounded() / 100),
+                    unit: " ms"),
+            ]
         }
         return "main-thread mode over async mode:\n" + Self.format([["speed", "dropped frames", "main_ms p99"]] + rows)
     }
@@ -145,15 +152,19 @@ struct BenchReport: Codable, Sendable {
 
     /// The table printed after a run: one row per run, columns right-aligned.
     var table: String {
-        let header = ["mode", "speed", "fps", "dropped", "p50 ms", "p99 ms", "max ms", "placeholders",
-                      "rasters", "cancelled", "textures MB", "rss MB", "first screen ms"]
+        let header = [
+            "mode", "speed", "fps", "dropped", "p50 ms", "p99 ms", "max ms", "placeholders",
+            "rasters", "cancelled", "textures MB", "rss MB", "first screen ms",
+        ]
         let rows = (runs ?? []).map { r in
-            [r.mode == "sync" ? "main-thread" : r.mode, String(format: "%.0f", r.speed), String(format: "%.1f", r.fps),
-             "\(r.droppedFrames)", String(format: "%.2f", r.mainMs.p50),
-             String(format: "%.2f", r.mainMs.p99), String(format: "%.2f", r.mainMs.max),
-             String(format: "%.4f", r.placeholderExposure), "\(r.rasters.completed)", "\(r.rasters.cancelled)",
-             String(format: "%.1f", r.textureMbPeak), String(format: "%.1f", r.rssMbPeak),
-             r.firstScreenMs.map { String(format: "%.0f", $0) } ?? "-"]
+            [
+                r.mode == "sync" ? "main-thread" : r.mode, String(format: "%.0f", r.speed), String(format: "%.1f", r.fps),
+                "\(r.droppedFrames)", String(format: "%.2f", r.mainMs.p50),
+                String(format: "%.2f", r.mainMs.p99), String(format: "%.2f", r.mainMs.max),
+                String(format: "%.4f", r.placeholderExposure), "\(r.rasters.completed)", "\(r.rasters.cancelled)",
+                String(format: "%.1f", r.textureMbPeak), String(format: "%.1f", r.rssMbPeak),
+                r.firstScreenMs.map { String(format: "%.0f", $0) } ?? "-",
+            ]
         }
         return Self.format([header] + rows)
     }
@@ -215,7 +226,8 @@ enum ProcessMemory {
         for line in status.split(separator: "\n") {
             let fields = line.split(whereSeparator: { $0 == ":" || $0 == " " || $0 == "\t" })
             guard fields.count >= 2, let index = names.firstIndex(where: { $0 == fields[0] }),
-                  let kb = Double(fields[1]) else { continue }
+                let kb = Double(fields[1])
+            else { continue }
             values[index] = kb / 1024
         }
         return values

@@ -49,10 +49,13 @@ struct CardArtist: Sendable {
         // The background: the photo scaled to cover the card, then blurred.
         let pixelSize = (width: Int((size.width * scale).rounded(.up)), height: Int((size.height * scale).rounded(.up)))
         let cover = max(CGFloat(pixelSize.width) / CGFloat(photo.width), CGFloat(pixelSize.height) / CGFloat(photo.height))
-        let covering = Resampler.resize(photo, toPixelWidth: max(1, Int((CGFloat(photo.width) * cover).rounded(.up))),
-                                        pixelHeight: max(1, Int((CGFloat(photo.height) * cover).rounded(.up))))
-        guard let blurred = ImageEffects.blur(covering.withScale(scale), radius: Self.blurRadius, tintColor: Self.blurTint,
-                                              saturationDeltaFactor: Self.blurSaturation, isCancelled: isCancelled)
+        let covering = Resampler.resize(
+            photo, toPixelWidth: max(1, Int((CGFloat(photo.width) * cover).rounded(.up))),
+            pixelHeight: max(1, Int((CGFloat(photo.height) * cover).rounded(.up))))
+        guard
+            let blurred = ImageEffects.blur(
+                covering.withScale(scale), radius: Self.blurRadius, tintColor: Self.blurTint,
+                saturationDeltaFactor: Self.blurSaturation, isCancelled: isCancelled)
         else { return nil }
         context.draw(blurred, in: CGRect(origin: .zero, size: size), contentMode: .aspectFill)
         if isCancelled() { return nil }
@@ -65,21 +68,24 @@ struct CardArtist: Sendable {
         }
         context.withSavedState {
             context.clip(to: feature)
-            context.drawLinearGradient(Gradient(colors: [.black, .clear]),
-                                       from: CGPoint(x: 0, y: feature.maxY), to: CGPoint(x: 0, y: feature.midY))
+            context.drawLinearGradient(
+                Gradient(colors: [.black, .clear]),
+                from: CGPoint(x: 0, y: feature.maxY), to: CGPoint(x: 0, y: feature.midY))
         }
         if isCancelled() { return nil }
 
         // The name, bottom 20 pt above the photo's bottom; the description 20 pt below it.
-        let title = try TextLayout(AttributedString(name, font: Self.titleFont, color: .white, shadow: Self.textShadow),
-                                   width: size.width - 40, maximumNumberOfLines: 1, scale: scale)
+        let title = try TextLayout(
+            AttributedString(name, font: Self.titleFont, color: .white, shadow: Self.textShadow),
+            width: size.width - 40, maximumNumberOfLines: 1, scale: scale)
         title.draw(in: context, at: CGPoint(x: 20, y: feature.maxY - 20 - title.size.height))
         try descriptionLayout(scale: scale).draw(in: context, at: CGPoint(x: 24, y: feature.maxY + 20))
 
         // The border: one pixel, whatever the scale.
         let pixel = 1 / scale
-        context.stroke(CGRect(origin: .zero, size: size).insetBy(dx: pixel / 2, dy: pixel / 2), with: Self.borderColor,
-                       lineWidth: pixel)
+        context.stroke(
+            CGRect(origin: .zero, size: size).insetBy(dx: pixel / 2, dy: pixel / 2), with: Self.borderColor,
+            lineWidth: pixel)
         return context.makeBitmap()
     }
 
@@ -88,8 +94,9 @@ struct CardArtist: Sendable {
     func descriptionLayout(scale: CGFloat) throws(FontError) -> TextLayout {
         let lineHeight = try FontRegistry.shared.metrics(of: Self.descriptionFont, scale: scale).lineHeight
         let available = CardDeck.textAreaHeight - 40
-        return try TextLayout(AttributedString(description, font: Self.descriptionFont, color: .white, shadow: Self.textShadow),
-                              width: size.width - 48, maximumNumberOfLines: max(1, Int(available / lineHeight)),
-                              scale: scale)
+        return try TextLayout(
+            AttributedString(description, font: Self.descriptionFont, color: .white, shadow: Self.textShadow),
+            width: size.width - 48, maximumNumberOfLines: max(1, Int(available / lineHeight)),
+            scale: scale)
     }
 }

@@ -52,21 +52,24 @@ enum CardLayout {
 
     /// The card's spec for a photo of `photoSize` and the given texts.
     static func spec(photoSize: CGSize?, name: String, description: String, credit: String) -> any LayoutElement {
-        spec(photoSize: photoSize, nameLength: name.count, descriptionLength: description.count,
-             creditLength: credit.count)
+        spec(
+            photoSize: photoSize, nameLength: name.count, descriptionLength: description.count,
+            creditLength: credit.count)
     }
 
     /// The same, from the texts' lengths in characters (what the stand-in leaves measure by).
     static func spec(photoSize: CGSize?, nameLength: Int, descriptionLength: Int, creditLength: Int) -> any LayoutElement {
-        spec(photoSize: photoSize, parts: Parts(
-            photo: Leaf(.fill),
-            title: Leaf(.text(characters: nameLength, fontSize: 30, maximumLines: 1)),
-            favourite: Leaf(.fixed(CGSize(width: favouriteSize, height: favouriteSize))),
-            description: Leaf(.text(characters: descriptionLength, fontSize: 16, maximumLines: 0)),
-            credit: Leaf(.text(characters: creditLength, fontSize: 11, maximumLines: 1)),
-            gradient: Leaf(.fill),
-            creditIcon: Leaf(.fixed(CGSize(width: 12, height: 12))),
-            background: Leaf(.fill)))
+        spec(
+            photoSize: photoSize,
+            parts: Parts(
+                photo: Leaf(.fill),
+                title: Leaf(.text(characters: nameLength, fontSize: 30, maximumLines: 1)),
+                favourite: Leaf(.fixed(CGSize(width: favouriteSize, height: favouriteSize))),
+                description: Leaf(.text(characters: descriptionLength, fontSize: 16, maximumLines: 0)),
+                credit: Leaf(.text(characters: creditLength, fontSize: 11, maximumLines: 1)),
+                gradient: Leaf(.fill),
+                creditIcon: Leaf(.fixed(CGSize(width: 12, height: 12))),
+                background: Leaf(.fill)))
     }
 
     /// The card's parts: stand-in leaves for measuring, or the card's nodes (`CardNode`). The
@@ -91,28 +94,34 @@ enum CardLayout {
         parts.description.style.flexShrink = 1
         parts.credit.style.flexShrink = 1
         let title = InsetLayoutSpec(insets: EdgeInsets(top: .infinity, left: 20, bottom: 20, right: 20), child: parts.title)
-        let favourite = InsetLayoutSpec(insets: EdgeInsets(top: 12, left: .infinity, bottom: .infinity, right: 12),
-                                        child: parts.favourite)
+        let favourite = InsetLayoutSpec(
+            insets: EdgeInsets(top: 12, left: .infinity, bottom: .infinity, right: 12),
+            child: parts.favourite)
         let feature = OverlayLayoutSpec(
             child: parts.photo,
             overlay: WrapperLayoutSpec(children: (parts.gradient.map { [$0] } ?? []) + [title, favourite]))
 
-        let descriptionInset = InsetLayoutSpec(insets: EdgeInsets(top: 20, left: 24, bottom: 8, right: 24),
-                                               child: parts.description)
-            .styled { $0.flexShrink = 1 }
-        let creditLine: any LayoutElement = parts.creditIcon.map {
-            StackLayoutSpec(direction: .horizontal, spacing: 6, alignItems: .center, children: [$0, parts.credit])
-        } ?? parts.credit
+        let descriptionInset = InsetLayoutSpec(
+            insets: EdgeInsets(top: 20, left: 24, bottom: 8, right: 24),
+            child: parts.description
+        )
+        .styled { $0.flexShrink = 1 }
+        let creditLine: any LayoutElement =
+            parts.creditIcon.map {
+                StackLayoutSpec(direction: .horizontal, spacing: 6, alignItems: .center, children: [$0, parts.credit])
+            } ?? parts.credit
         let creditRow = InsetLayoutSpec(insets: EdgeInsets(top: 0, left: 24, bottom: 12, right: 24), child: creditLine)
         let textArea = StackLayoutSpec(
             direction: .vertical, justifyContent: .start, alignItems: .stretch,
-            children: [descriptionInset, LayoutSpec().styled { $0.flexGrow = 1 }, creditRow])
-            .styled { $0.height = .points(CardDeck.textAreaHeight) }
+            children: [descriptionInset, LayoutSpec().styled { $0.flexGrow = 1 }, creditRow]
+        )
+        .styled { $0.height = .points(CardDeck.textAreaHeight) }
         let content = StackLayoutSpec(direction: .vertical, alignItems: .stretch, children: [feature, textArea])
         return parts.background.map { BackgroundLayoutSpec(child: content, background: $0) } ?? content
     }
 
     /// The size range a card is measured in: the card's width, any height.
-    static let sizeRange = SizeRange(min: CGSize(width: CardDeck.cardWidth, height: 0),
-                                     max: CGSize(width: CardDeck.cardWidth, height: .infinity))
+    static let sizeRange = SizeRange(
+        min: CGSize(width: CardDeck.cardWidth, height: 0),
+        max: CGSize(width: CardDeck.cardWidth, height: .infinity))
 }

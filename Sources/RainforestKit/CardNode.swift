@@ -38,8 +38,10 @@ final class CardNode: CellNode, @unchecked Sendable {
     let credit = TextNode()
     let favourite = ButtonNode()
 
-    init(index: Int, entry: CardDeck.Entry, imagePath: String, scale: CGFloat, isFavourite: Bool = false,
-         favouriteDidChange: (@Sendable @MainActor (Bool) -> Void)? = nil) {
+    init(
+        index: Int, entry: CardDeck.Entry, imagePath: String, scale: CGFloat, isFavourite: Bool = false,
+        favouriteDidChange: (@Sendable @MainActor (Bool) -> Void)? = nil
+    ) {
         self.index = index
         self.scale = scale
         photoSize = try? entry.imageSize.get()
@@ -51,7 +53,7 @@ final class CardNode: CellNode, @unchecked Sendable {
         contentsFadeDuration = Self.fadeDuration
         backgroundColor = .black
         borderColor = CardArtist.borderColor
-        borderWidth = 1 / max(1, scale)     // one pixel, whatever the scale
+        borderWidth = 1 / max(1, scale)  // one pixel, whatever the scale
 
         background.name = "blurred background"
         background.imagePath = imagePath
@@ -60,8 +62,9 @@ final class CardNode: CellNode, @unchecked Sendable {
         // black, so they remain readable (not the error's grey box and words under them).
         background.drawsErrorState = false
         background.imageModificationBlock = { image, isCancelled in
-            ImageEffects.blur(image, radius: CardArtist.blurRadius, tintColor: CardArtist.blurTint,
-                              saturationDeltaFactor: CardArtist.blurSaturation, isCancelled: isCancelled)
+            ImageEffects.blur(
+                image, radius: CardArtist.blurRadius, tintColor: CardArtist.blurTint,
+                saturationDeltaFactor: CardArtist.blurSaturation, isCancelled: isCancelled)
         }
         photo.name = "photo"
         photo.imagePath = imagePath
@@ -69,24 +72,31 @@ final class CardNode: CellNode, @unchecked Sendable {
         photo.contentMode = CardDeck.cropsPhoto(imageSize: photoSize) ? .aspectFill : .aspectFit
         gradient.name = "gradient"
         title.name = "title"
-        title.attributedText = AttributedString(Self.shownText(entry.card.name), font: CardArtist.titleFont, color: .white,
-                                                shadow: CardArtist.textShadow)
+        title.attributedText = AttributedString(
+            Self.shownText(entry.card.name), font: CardArtist.titleFont, color: .white,
+            shadow: CardArtist.textShadow)
         title.maximumNumberOfLines = 1
         details.name = "description"
-        details.attributedText = AttributedString(Self.shownText(entry.card.description), font: CardArtist.descriptionFont, color: .white,
-                                                  shadow: CardArtist.textShadow)
+        details.attributedText = AttributedString(
+            Self.shownText(entry.card.description), font: CardArtist.descriptionFont, color: .white,
+            shadow: CardArtist.textShadow)
         details.maximumNumberOfLines = Self.descriptionLineLimit(scale: scale)
         credit.name = "credit"
-        credit.attributedText = AttributedString(Self.shownText(entry.card.credit), font: Self.creditFont, color: Color(white: 0.85),
-                                                 shadow: CardArtist.textShadow)
+        credit.attributedText = AttributedString(
+            Self.shownText(entry.card.credit), font: Self.creditFont, color: Color(white: 0.85),
+            shadow: CardArtist.textShadow)
         credit.maximumNumberOfLines = 1
         favourite.name = "favourite"
-        favourite.setImage(Icon.heart.bitmap(size: CardLayout.favouriteSize, scale: scale, color: Color(white: 1, alpha: 0.8)),
-                           for: .normal)
-        favourite.setImage(Icon.heart.bitmap(size: CardLayout.favouriteSize, scale: scale,
-                                             color: Color(red: 0.92, green: 0.2, blue: 0.3)), for: .selected)
-        favourite.hitTestSlop = EdgeInsets(top: -Self.favouriteSlop, left: -Self.favouriteSlop,
-                                           bottom: -Self.favouriteSlop, right: -Self.favouriteSlop)
+        favourite.setImage(
+            Icon.heart.bitmap(size: CardLayout.favouriteSize, scale: scale, color: Color(white: 1, alpha: 0.8)),
+            for: .normal)
+        favourite.setImage(
+            Icon.heart.bitmap(
+                size: CardLayout.favouriteSize, scale: scale,
+                color: Color(red: 0.92, green: 0.2, blue: 0.3)), for: .selected)
+        favourite.hitTestSlop = EdgeInsets(
+            top: -Self.favouriteSlop, left: -Self.favouriteSlop,
+            bottom: -Self.favouriteSlop, right: -Self.favouriteSlop)
         favourite.isSelected = isFavourite
         favourite.addAction(for: .touchUpInside) { control, _ in
             control.isSelected.toggle()
@@ -118,9 +128,11 @@ final class CardNode: CellNode, @unchecked Sendable {
 
     /// The card's geometry is `CardLayout`'s, over this card's nodes.
     override func layoutSpecThatFits(_ constrainedSize: SizeRange) -> any LayoutElement {
-        CardLayout.spec(photoSize: photoSize, parts: CardLayout.Parts(
-            photo: photo, title: title, favourite: favourite, description: details, credit: credit,
-            gradient: gradient, background: background))
+        CardLayout.spec(
+            photoSize: photoSize,
+            parts: CardLayout.Parts(
+                photo: photo, title: title, favourite: favourite, description: details, credit: credit,
+                gradient: gradient, background: background))
     }
 
     /// The tutorial's placeholder: a leaf, centred on the grey.
@@ -133,9 +145,12 @@ final class CardNode: CellNode, @unchecked Sendable {
     /// counting the room each text node keeps around its text for the soft shadow.
     static func descriptionLineLimit(scale: CGFloat) -> Int {
         guard let description = try? FontRegistry.shared.metrics(of: CardArtist.descriptionFont, scale: scale),
-              let credit = try? FontRegistry.shared.metrics(of: creditFont, scale: scale) else { return 0 }
-        let shadow = TextNode.padding(for: AttributedString("x", font: CardArtist.descriptionFont, color: .white,
-                                                            shadow: CardArtist.textShadow))
+            let credit = try? FontRegistry.shared.metrics(of: creditFont, scale: scale)
+        else { return 0 }
+        let shadow = TextNode.padding(
+            for: AttributedString(
+                "x", font: CardArtist.descriptionFont, color: .white,
+                shadow: CardArtist.textShadow))
         let shadowHeight = shadow.top + shadow.bottom
         // 20 above the description, 8 below it, the credit line and 12 below that; the shadows'
         // room on both texts.

@@ -48,8 +48,10 @@ final class CardSource: CollectionDataSource, CollectionDelegate {
     }
 
     /// The embedded cards, repeated to the deck's item count.
-    convenience init(deck: CardDeck, resources: Resources, pageSize: Int = CardSource.defaultPageSize,
-                     favouritesStore: FavouritesStore? = nil) {
+    convenience init(
+        deck: CardDeck, resources: Resources, pageSize: Int = CardSource.defaultPageSize,
+        favouritesStore: FavouritesStore? = nil
+    ) {
         self.init(provider: DeckCards(deck: deck, resources: resources), pageSize: pageSize, favouritesStore: favouritesStore)
     }
 
@@ -119,8 +121,10 @@ final class CardSource: CollectionDataSource, CollectionDelegate {
             return (s.scale, s.favourites.contains(index), s.mode)
         }
         return { [weak self] in
-            let card = CardNode(index: index, entry: item.entry, imagePath: item.imagePath, scale: scale,
-                                isFavourite: isFavourite) { isFavourite in
+            let card = CardNode(
+                index: index, entry: item.entry, imagePath: item.imagePath, scale: scale,
+                isFavourite: isFavourite
+            ) { isFavourite in
                 self?.setFavourite(isFavourite, at: index)
             }
             card.apply(mode)
@@ -143,7 +147,8 @@ final class CardSource: CollectionDataSource, CollectionDelegate {
             s.saved.remove(FavouritesStore.Entry(item: index, name: name))
             return (s.favourites, s.saved)
         }
-        let entries = favourites.map { FavouritesStore.Entry(item: $0, name: provider.item(at: $0).entry.card.name) }
+        let entries =
+            favourites.map { FavouritesStore.Entry(item: $0, name: provider.item(at: $0).entry.card.name) }
             + saved
         favouritesStore?.save(entries)
     }
@@ -166,7 +171,9 @@ final class CardSource: CollectionDataSource, CollectionDelegate {
         // Each fetch is numbered: one that a reload cancelled may still be reading when the next
         // begins (the context is the collection's, shared), and its result must neither insert
         // nor complete the newer fetch.
-        let number = state.withLock { s -> Int in s.fetches += 1; return s.fetches }
+        let number = state.withLock { s -> Int in
+            s.fetches += 1; return s.fetches
+        }
         let ready = provider.load(upTo: state.withLock { $0.loaded } + pageSize)
         DisplayScheduler.shared.runLoop?.perform { [self] in
             guard !context.batchFetchingWasCancelled, state.withLock({ $0.fetches }) == number else { return }

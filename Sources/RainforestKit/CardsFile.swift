@@ -91,8 +91,9 @@ enum CardsFile {
         do throws(JSONSyntaxError) {
             root = try JSONDocument.parse(bytes)
         } catch {
-            throw CardsFileError(file: file, line: error.line, column: error.column,
-                                 message: "not valid JSON: \(error.message)")
+            throw CardsFileError(
+                file: file, line: error.line, column: error.column,
+                message: "not valid JSON: \(error.message)")
         }
         var validator = Validator(file: file)
         let cards = try validator.cards(in: root)
@@ -178,11 +179,14 @@ extension CardsFile {
 
         /// The error for a missing field: at the first unknown field when there is one (a
         /// misspelling, most likely), naming it; else at `node`.
-        private func missing(_ key: String, in node: JSONNode, prefix: String,
-                             unknown: [JSONNode.Member]) -> CardsFileError {
+        private func missing(
+            _ key: String, in node: JSONNode, prefix: String,
+            unknown: [JSONNode.Member]
+        ) -> CardsFileError {
             guard let first = unknown.first else { return failure(at: node, "\(prefix)missing field \(quoted(key))") }
-            return failure(at: first.keyLine, first.keyColumn,
-                           "\(prefix)missing field \(quoted(key)); found unknown field \(quoted(first.key))")
+            return failure(
+                at: first.keyLine, first.keyColumn,
+                "\(prefix)missing field \(quoted(key)); found unknown field \(quoted(first.key))")
         }
 
         mutating func cards(in root: JSONNode) throws(CardsFileError) -> [Card] {
@@ -217,7 +221,8 @@ extension CardsFile {
                 throw failure(at: node, "field \"version\" must be a number, found \(node.typeName)")
             }
             guard version == Double(CardsFile.supportedVersion) else {
-                throw failure(at: node, "unsupported version \(format(version)); this app reads version \(CardsFile.supportedVersion)")
+                throw failure(
+                    at: node, "unsupported version \(format(version)); this app reads version \(CardsFile.supportedVersion)")
             }
         }
 
@@ -233,8 +238,9 @@ extension CardsFile {
                 let card = try card(item, path: "cards[\(index)]")
                 if let earlier = firstWithName[card.name] {
                     if case .object(let members) = item.value, let name = members.first(where: { $0.key == "name" }) {
-                        warn(at: name.value.line, name.value.column,
-                             "cards[\(index)].name \(quoted(card.name)) is also cards[\(earlier)]'s (both are shown)")
+                        warn(
+                            at: name.value.line, name.value.column,
+                            "cards[\(index)].name \(quoted(card.name)) is also cards[\(earlier)]'s (both are shown)")
                     }
                 } else {
                     firstWithName[card.name] = index
@@ -278,8 +284,9 @@ extension CardsFile {
             for member in unknown {
                 warn(at: member.keyLine, member.keyColumn, "\(path): unknown field \(quoted(member.key)) (ignored)")
             }
-            return Card(name: fields["name"]!, image: fields["image"]!,
-                        description: fields["description"]!, credit: fields["credit"]!)
+            return Card(
+                name: fields["name"]!, image: fields["image"]!,
+                description: fields["description"]!, credit: fields["credit"]!)
         }
 
         // MARK: Helpers

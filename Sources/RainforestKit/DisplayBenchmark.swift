@@ -64,8 +64,10 @@ struct DisplayBenchmark {
         }
         func drawParameters() -> Snapshot { Snapshot(bitmap: bitmap, size: bounds.size) }
         /// Its bitmap, as it is (the display).
-        class func display(_ snapshot: Snapshot, size: CGSize, scale: CGFloat,
-                           isCancelled: @Sendable () -> Bool) -> Bitmap? {
+        class func display(
+            _ snapshot: Snapshot, size: CGSize, scale: CGFloat,
+            isCancelled: @Sendable () -> Bool
+        ) -> Bitmap? {
             snapshot.bitmap
         }
         /// Its bitmap over its bounds (inside a rasterizing ancestor, which the benchmark has not).
@@ -90,9 +92,10 @@ struct DisplayBenchmark {
         /// Rounds of `cardsPerRound` nodes from `makeNode` (given its place), each until their
         /// textures are uploaded.
         func measure(_ makeNode: (_ index: Int, _ origin: CGPoint) -> DisplayNode) throws(UserFacingError)
-            -> (start: Double, commit: Double, upload: Double) {
+            -> (start: Double, commit: Double, upload: Double)
+        {
             var starts: [Double] = [], commits: [Double] = [], uploadMedians: [Double] = []
-            for round in 0...rounds {   // round 0 warms up
+            for round in 0...rounds {  // round 0 warms up
                 let group = scheduler.transactionGroup!
                 let before = (scheduler.displayStatistics, group.completionSeconds)
                 log.seconds.removeAll()
@@ -106,7 +109,10 @@ struct DisplayBenchmark {
                     Thread.sleep(forTimeInterval: 0.0005)
                 }
                 guard log.seconds.count >= cardsPerRound else {
-                    throw UserFacingError(message: "bench: display: round \(round) uploaded \(log.seconds.count) of \(cardsPerRound) cards in 30 s (\(app.compositor.pendingUploads) uploads and \(group.pendingCount) transactions pending; displays \(scheduler.displayStatistics.count), completed \(group.completedCount), contents \(nodes.map { $0.layerIfLoaded?.contents != nil }))")
+                    throw UserFacingError(
+                        message:
+                            "bench: display: round \(round) uploaded \(log.seconds.count) of \(cardsPerRound) cards in 30 s (\(app.compositor.pendingUploads) uploads and \(group.pendingCount) transactions pending; displays \(scheduler.displayStatistics.count), completed \(group.completedCount), contents \(nodes.map { $0.layerIfLoaded?.contents != nil }))"
+                    )
                 }
                 let after = (scheduler.displayStatistics, group.completionSeconds)
                 if round > 0 {
@@ -131,25 +137,29 @@ struct DisplayBenchmark {
         let at2x = try measure(prepared(card2x))
         let viewerCards = try measure { [deck, resources] index, origin in
             let entry = deck.entry(at: index)
-            let card = CardNode(index: index, entry: entry, imagePath: resources.imageURL(entry.card.image).path,
-                                    scale: 1)
+            let card = CardNode(
+                index: index, entry: entry, imagePath: resources.imageURL(entry.card.image).path,
+                scale: 1)
             let size = CGSize(width: CardDeck.cardWidth, height: CardDeck.cardHeight(imageSize: try? entry.imageSize.get()))
             card.frame = CGRect(origin: origin, size: size)
             card.layoutAndApply(SizeRange(exactly: size))
             return card
         }
-        return Result(displayStartUs: at1x.start, commitUs: at1x.commit,
-                      viewerCardDisplayStartUs: viewerCards.start, viewerCardCommitUs: viewerCards.commit,
-                      uploadMs1x: at1x.upload, uploadMs2x: at2x.upload,
-                      mainPerCardMs1x: (at1x.start + at1x.commit) / 1e3 + at1x.upload,
-                      mainPerCardMs2x: (at2x.start + at2x.commit) / 1e3 + at2x.upload,
-                      cardsPerSecondByWorkers: try workerThroughput(),
-                      cores: ProcessInfo.processInfo.activeProcessorCount)
+        return Result(
+            displayStartUs: at1x.start, commitUs: at1x.commit,
+            viewerCardDisplayStartUs: viewerCards.start, viewerCardCommitUs: viewerCards.commit,
+            uploadMs1x: at1x.upload, uploadMs2x: at2x.upload,
+            mainPerCardMs1x: (at1x.start + at1x.commit) / 1e3 + at1x.upload,
+            mainPerCardMs2x: (at2x.start + at2x.commit) / 1e3 + at2x.upload,
+            cardsPerSecondByWorkers: try workerThroughput(),
+            cores: ProcessInfo.processInfo.activeProcessorCount)
     }
 
     private func draw(scale: CGFloat) throws -> Bitmap {
         do {
-            guard let bitmap = try artist.draw(scale: scale) else { throw UserFacingError(message: "bench: the card drew nothing") }
+            guard let bitmap = try artist.draw(scale: scale) else {
+                throw UserFacingError(message: "bench: the card drew nothing")
+            }
             return bitmap
         } catch let error as FontError {
             throw UserFacingError(message: "bench: \(error)")
@@ -195,8 +205,11 @@ struct DisplayBenchmark {
         rows.append(["total 2x", String(format: "%.3f ms", r.mainPerCardMs2x)])
         var text = BenchReport.format(rows)
         let workers = r.cardsPerSecondByWorkers.keys.sorted()
-        text += "\n" + BenchReport.format([["display workers", "cards/s"]]
-            + workers.map { [$0, String(format: "%.1f", r.cardsPerSecondByWorkers[$0]!)] })
+        text +=
+            "\n"
+            + BenchReport.format(
+                [["display workers", "cards/s"]]
+                    + workers.map { [$0, String(format: "%.1f", r.cardsPerSecondByWorkers[$0]!)] })
         text += "\n(\(r.cores) cores)"
         return text
     }

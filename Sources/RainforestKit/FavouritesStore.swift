@@ -34,7 +34,10 @@ struct FavouritesStore: Sendable {
         do {
             return try JSONDecoder().decode(File.self, from: Data(contentsOf: url)).favourites
         } catch {
-            FileHandle.standardError.write(Data("rainforest: \(url.path): cannot read the favourites (\(error.localizedDescription)); starting with none\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "rainforest: \(url.path): cannot read the favourites (\(error.localizedDescription)); starting with none\n"
+                        .utf8))
             return []
         }
     }
@@ -46,9 +49,11 @@ struct FavouritesStore: Sendable {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try encoder.encode(File(favourites: entries.sorted { ($0.item, $0.name) < ($1.item, $1.name) })).write(to: url, options: .atomic)
+            try encoder.encode(File(favourites: entries.sorted { ($0.item, $0.name) < ($1.item, $1.name) })).write(
+                to: url, options: .atomic)
         } catch {
-            FileHandle.standardError.write(Data("rainforest: \(url.path): cannot save the favourites (\(error.localizedDescription))\n".utf8))
+            FileHandle.standardError.write(
+                Data("rainforest: \(url.path): cannot save the favourites (\(error.localizedDescription))\n".utf8))
         }
     }
 }

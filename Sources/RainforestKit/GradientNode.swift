@@ -11,7 +11,8 @@ final class GradientNode: DisplayNode, ContentDrawing, @unchecked Sendable {
 
     class func draw(_ size: CGSize, in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
         let bounds = CGRect(origin: .zero, size: size)
-        context.drawLinearGradient(Gradient(colors: [.black, .clear]),
-                                   from: CGPoint(x: 0, y: bounds.maxY), to: CGPoint(x: 0, y: bounds.midY))
+        context.drawLinearGradient(
+            Gradient(colors: [.black, .clear]),
+            from: CGPoint(x: 0, y: bounds.maxY), to: CGPoint(x: 0, y: bounds.midY))
     }
 }

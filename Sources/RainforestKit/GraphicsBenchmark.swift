@@ -5,8 +5,10 @@ import Foundation
 /// runs on the calling thread alone), as the median of repeated runs, beside the naive full-resolution blur. The step names are fixed:
 /// other tools read them from the JSON.
 struct GraphicsBenchmark {
-    static let steps = ["decode_jpeg_1080p", "decode_webp_1080p", "header_read", "downscale_to_card",
-                        "blur_card_1x", "blur_card_2x", "text_description", "card_1x", "naive_blur_full_res"]
+    static let steps = [
+        "decode_jpeg_1080p", "decode_webp_1080p", "header_read", "downscale_to_card",
+        "blur_card_1x", "blur_card_2x", "text_description", "card_1x", "naive_blur_full_res",
+    ]
 
     let resources: Resources
     let deck: CardDeck
@@ -24,8 +26,8 @@ struct GraphicsBenchmark {
 
     /// Runs every step; throws a user-facing error if a resource is missing.
     func run() throws(UserFacingError) -> [String: Result] {
-        let jpeg = resources.imageURL("images/red-panda.jpg").path        // 1920 x 1080 baseline JPEG
-        let webp = resources.imageURL("images/kingfisher.webp").path      // 1920 x 1080 lossy WebP
+        let jpeg = resources.imageURL("images/red-panda.jpg").path  // 1920 x 1080 baseline JPEG
+        let webp = resources.imageURL("images/kingfisher.webp").path  // 1920 x 1080 lossy WebP
         let photo: Bitmap
         do {
             photo = try ImageDecoder.decode(contentsOf: jpeg)
@@ -36,13 +38,15 @@ struct GraphicsBenchmark {
         let artist = try Self.sampleArtist(photoPath: jpeg, photo: photo, deck: deck)
         let cardSize = artist.size
         let background1x = Resampler.resize(photo, toPixelWidth: Int(cardSize.width), pixelHeight: Int(cardSize.height))
-        let background2x = Resampler.resize(photo, toPixelWidth: Int(cardSize.width * 2),
-                                            pixelHeight: Int(cardSize.height * 2)).withScale(2)
+        let background2x = Resampler.resize(
+            photo, toPixelWidth: Int(cardSize.width * 2),
+            pixelHeight: Int(cardSize.height * 2)
+        ).withScale(2)
 
         var results: [String: Result] = [:]
         func measure(_ name: String, _ body: () throws -> Void) throws(UserFacingError) {
             do {
-                try body() // warm-up: caches, page faults, lazily opened fonts
+                try body()  // warm-up: caches, page faults, lazily opened fonts
                 var times: [Double] = []
                 for _ in 0..<repetitions {
                     let start = DispatchTime.now().uptimeNanoseconds
@@ -59,23 +63,27 @@ struct GraphicsBenchmark {
         try measure("header_read") { _ = try ImageHeader.read(contentsOf: jpeg) }
         try measure("downscale_to_card") { _ = Resampler.resize(photo, toPixelWidth: 320, pixelHeight: 180) }
         try measure("blur_card_1x") {
-            _ = ImageEffects.blur(background1x, radius: CardArtist.blurRadius, tintColor: CardArtist.blurTint,
-                                  saturationDeltaFactor: CardArtist.blurSaturation)
+            _ = ImageEffects.blur(
+                background1x, radius: CardArtist.blurRadius, tintColor: CardArtist.blurTint,
+                saturationDeltaFactor: CardArtist.blurSaturation)
         }
         try measure("blur_card_2x") {
-            _ = ImageEffects.blur(background2x, radius: CardArtist.blurRadius, tintColor: CardArtist.blurTint,
-                                  saturationDeltaFactor: CardArtist.blurSaturation)
+            _ = ImageEffects.blur(
+                background2x, radius: CardArtist.blurRadius, tintColor: CardArtist.blurTint,
+                saturationDeltaFactor: CardArtist.blurSaturation)
         }
         try measure("text_description") {
             let layout = try artist.descriptionLayout(scale: 1)
-            let context = GraphicsContext(size: CGSize(width: layout.width, height: CardDeck.textAreaHeight - 40),
-                                          scale: 1, fill: .black)
+            let context = GraphicsContext(
+                size: CGSize(width: layout.width, height: CardDeck.textAreaHeight - 40),
+                scale: 1, fill: .black)
             layout.draw(in: context, at: .zero)
         }
         try measure("card_1x") { _ = try artist.draw(scale: 1) }
         try measure("naive_blur_full_res") {
-            _ = ImageEffects.blur(photo, radius: CardArtist.blurRadius, tintColor: CardArtist.blurTint,
-                                  saturationDeltaFactor: CardArtist.blurSaturation, allowsDownscaling: false)
+            _ = ImageEffects.blur(
+                photo, radius: CardArtist.blurRadius, tintColor: CardArtist.blurTint,
+                saturationDeltaFactor: CardArtist.blurSaturation, allowsDownscaling: false)
         }
         return results
     }
@@ -87,7 +95,8 @@ struct GraphicsBenchmark {
         let photoSize = CGSize(width: photo.width, height: photo.height)
         let cached: Bitmap
         do {
-            cached = try ImageDecoder.decode(contentsOf: photoPath, fitting: CardArtist.photoPixelSize(photoSize: photoSize, scale: 1))
+            cached = try ImageDecoder.decode(
+                contentsOf: photoPath, fitting: CardArtist.photoPixelSize(photoSize: photoSize, scale: 1))
         } catch {
             throw UserFacingError(message: "bench: \(error.description)")
         }
@@ -97,9 +106,12 @@ struct GraphicsBenchmark {
     /// The naive full-resolution blur's cost over the card blur's, at 1x and 2x.
     static func naiveBlurRatios(_ results: [String: Result]) -> [String: Double]? {
         guard let naive = results["naive_blur_full_res"], let card = results["blur_card_1x"],
-              let card2 = results["blur_card_2x"] else { return nil }
-        return ["naive_over_blur_card_1x": naive.medianMs / card.medianMs,
-                "naive_over_blur_card_2x": naive.medianMs / card2.medianMs]
+            let card2 = results["blur_card_2x"]
+        else { return nil }
+        return [
+            "naive_over_blur_card_1x": naive.medianMs / card.medianMs,
+            "naive_over_blur_card_2x": naive.medianMs / card2.medianMs,
+        ]
     }
 
     /// The table: one row per step, and the naive blur's cost as a ratio of the card's blur.
@@ -108,8 +120,9 @@ struct GraphicsBenchmark {
         for step in steps { if let r = results[step] { rows.append([step, String(format: "%.3f", r.medianMs)]) } }
         var text = BenchReport.format(rows)
         if let ratios = naiveBlurRatios(results) {
-            text += String(format: "\nnaive full-resolution blur / card blur: %.1fx at 1x, %.1fx at 2x",
-                           ratios["naive_over_blur_card_1x"]!, ratios["naive_over_blur_card_2x"]!)
+            text += String(
+                format: "\nnaive full-resolution blur / card blur: %.1fx at 1x, %.1fx at 2x",
+                ratios["naive_over_blur_card_1x"]!, ratios["naive_over_blur_card_2x"]!)
         }
         return text
     }

@@ -36,7 +36,7 @@ enum Icon: Hashable, Sendable {
     private func contains(x: CGFloat, y: CGFloat) -> Bool {
         switch self {
         case .heart:
-            let y = y - 0.05    // the heart sits a little low in its square
+            let y = y - 0.05  // the heart sits a little low in its square
             let a = x * x + y * y - 1
             return a * a * a - x * x * y * y * y <= 0
         case .leaf:

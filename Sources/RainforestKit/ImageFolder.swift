@@ -51,7 +51,9 @@ final class ImageFolder: CardProvider {
             do throws(ImageFolderError) {
                 names = try Self.list(url)
             } catch {
-                state.withLock { $0.names = []; $0.problem = error.reason }
+                state.withLock {
+                    $0.names = []; $0.problem = error.reason
+                }
                 return 0
             }
             state.withLock { $0.names = names }
@@ -129,8 +131,9 @@ final class ImageFolder: CardProvider {
             // The name is read where it lies, up to its NUL: glibc packs the entries it reads, each
             // only as long as its name, so copying the whole `d_name` (256 bytes) read past the
             // end of the last entry in readdir's buffer (AddressSanitizer: heap-buffer-overflow).
-            let name = String(cString: UnsafeRawPointer(entry).advanced(by: Self.nameOffset)
-                .assumingMemoryBound(to: CChar.self))
+            let name = String(
+                cString: UnsafeRawPointer(entry).advanced(by: Self.nameOffset)
+                    .assumingMemoryBound(to: CChar.self))
             if name.hasPrefix(".") { continue }  // hidden, and "." and ".."
             let type = entry.pointee.d_type
             if type == UInt8(DT_DIR) { continue }

@@ -216,9 +216,10 @@ extension JSONDocument {
                     let top = stack.count - 1
                     let isObject = stack[top].isObject
                     if isObject {
-                        stack[top].members.append(JSONNode.Member(
-                            key: stack[top].key, keyLine: stack[top].keyLine,
-                            keyColumn: stack[top].keyColumn, value: node))
+                        stack[top].members.append(
+                            JSONNode.Member(
+                                key: stack[top].key, keyLine: stack[top].keyLine,
+                                keyColumn: stack[top].keyColumn, value: node))
                     } else {
                         stack[top].elements.append(node)
                     }

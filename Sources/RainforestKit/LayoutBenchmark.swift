@@ -38,8 +38,9 @@ struct LayoutBenchmark {
 
     func run() -> Result {
         let data = deck.entries.map { entry in
-            CardData(photoSize: try? entry.imageSize.get(), nameLength: entry.card.name.count,
-                     descriptionLength: entry.card.description.count, creditLength: entry.card.credit.count)
+            CardData(
+                photoSize: try? entry.imageSize.get(), nameLength: entry.card.name.count,
+                descriptionLength: entry.card.description.count, creditLength: entry.card.credit.count)
         }
         guard !data.isEmpty else {
             return Result(cardUs: 0, cells10kMs: 0, cardCachedUs: 0, cardNodeUs: 0, cardNodeCachedUs: 0)
@@ -62,8 +63,9 @@ struct LayoutBenchmark {
 
         // The same card measured again: the cache answers.
         let card = data[0]
-        let spec = CardLayout.spec(photoSize: card.photoSize, nameLength: card.nameLength,
-                                   descriptionLength: card.descriptionLength, creditLength: card.creditLength)
+        let spec = CardLayout.spec(
+            photoSize: card.photoSize, nameLength: card.nameLength,
+            descriptionLength: card.descriptionLength, creditLength: card.creditLength)
         _ = spec.layoutThatFits(CardLayout.sizeRange)
         let cachedUs = median { () -> Double in
             let start = DispatchTime.now().uptimeNanoseconds
@@ -74,7 +76,7 @@ struct LayoutBenchmark {
         // Card nodes, as the viewer makes them (at scale 1). Each round's texts differ from every
         // other round's, so the first pass lays them out anew and the second finds them cached.
         var nodeUs: [Double] = [], nodeCachedUs: [Double] = []
-        for round in 0...repetitions {    // round 0 warms up
+        for round in 0...repetitions {  // round 0 warms up
             let entries = deck.entries.map { entry in
                 var entry = entry
                 entry.card.name += " \(round)"
@@ -88,8 +90,9 @@ struct LayoutBenchmark {
                 nodeCachedUs.append(cached)
             }
         }
-        return Result(cardUs: cardUs, cells10kMs: cellsMs, cardCachedUs: cachedUs,
-                      cardNodeUs: nodeUs.median, cardNodeCachedUs: nodeCachedUs.median)
+        return Result(
+            cardUs: cardUs, cells10kMs: cellsMs, cardCachedUs: cachedUs,
+            cardNodeUs: nodeUs.median, cardNodeCachedUs: nodeCachedUs.median)
     }
 
     /// Makes and lays out a card node for each entry, as `Viewer` does; the mean per card in µs.
@@ -107,9 +110,10 @@ struct LayoutBenchmark {
     /// Builds and measures one card; `variant` lengthens the description so cells differ.
     @discardableResult
     private static func measure(_ card: CardData, variant: Int = 0) -> CGSize {
-        let spec = CardLayout.spec(photoSize: card.photoSize, nameLength: card.nameLength,
-                                   descriptionLength: card.descriptionLength + 2 * (variant % 7),
-                                   creditLength: card.creditLength)
+        let spec = CardLayout.spec(
+            photoSize: card.photoSize, nameLength: card.nameLength,
+            descriptionLength: card.descriptionLength + 2 * (variant % 7),
+            creditLength: card.creditLength)
         return spec.layoutThatFits(CardLayout.sizeRange).size
     }
 

@@ -21,7 +21,9 @@ struct WindowSize: Sendable, Equatable, CustomStringConvertible {
             throw ValidationError("expected WIDTHxHEIGHT in points, like 1280x800")
         }
         guard allowedWidths.contains(w), allowedHeights.contains(h) else {
-            throw ValidationError("the width must be from \(allowedWidths.lowerBound) and the height from \(allowedHeights.lowerBound) to \(allowedWidths.upperBound) points")
+            throw ValidationError(
+                "the width must be from \(allowedWidths.lowerBound) and the height from \(allowedHeights.lowerBound) to \(allowedWidths.upperBound) points"
+            )
         }
         return WindowSize(width: w, height: h)
     }
@@ -59,8 +61,10 @@ struct CollectionOptions: ParsableArguments {
     @Option(help: "How many cards: the embedded ones repeated to N.")
     var cards: Int?
 
-    @Option(help: ArgumentHelp("A card for every file in DIR instead of the embedded cards (not with --cards).",
-                               valueName: "DIR"))
+    @Option(
+        help: ArgumentHelp(
+            "A card for every file in DIR instead of the embedded cards (not with --cards).",
+            valueName: "DIR"))
     var images: String?
 
     @Option(help: "Cards loaded at start and per batch fetch, until --cards (or every file of --images) are loaded.")

@@ -16,12 +16,15 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var collection: CollectionOptions
 
-    @Option(help: ArgumentHelp("Overlays shown at start, comma-separated: fps, hitslop, ranges, scaling.", valueName: "LIST"),
-            transform: OverlayName.parseList)
+    @Option(
+        help: ArgumentHelp("Overlays shown at start, comma-separated: fps, hitslop, ranges, scaling.", valueName: "LIST"),
+        transform: OverlayName.parseList)
     var overlays: [OverlayName]?
 
-    @Option(help: ArgumentHelp("How cards are made at start, comma-separated: async (default) or main-thread, plus popcorn, no-fade, slow-draw.",
-                               valueName: "LIST"), transform: ViewerMode.parse)
+    @Option(
+        help: ArgumentHelp(
+            "How cards are made at start, comma-separated: async (default) or main-thread, plus popcorn, no-fade, slow-draw.",
+            valueName: "LIST"), transform: ViewerMode.parse)
     var mode: ViewerMode = ViewerMode()
 }
 
@@ -38,12 +41,15 @@ struct ScreenshotCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Scroll down this many points first.", valueName: "PT"))
     var scroll: Double = 0
 
-    @Option(help: ArgumentHelp("Overlays to draw, comma-separated: fps, hitslop, ranges, scaling.", valueName: "LIST"),
-            transform: OverlayName.parseList)
+    @Option(
+        help: ArgumentHelp("Overlays to draw, comma-separated: fps, hitslop, ranges, scaling.", valueName: "LIST"),
+        transform: OverlayName.parseList)
     var overlays: [OverlayName] = []
 
-    @Option(help: ArgumentHelp("How cards are made, comma-separated: async (default) or main-thread, plus popcorn, no-fade, slow-draw.",
-                               valueName: "LIST"), transform: ViewerMode.parse)
+    @Option(
+        help: ArgumentHelp(
+            "How cards are made, comma-separated: async (default) or main-thread, plus popcorn, no-fade, slow-draw.",
+            valueName: "LIST"), transform: ViewerMode.parse)
     var mode: ViewerMode = ViewerMode()
 
     @Option(help: ArgumentHelp("Seconds to wait for the visible cards to display.", valueName: "S"))
@@ -72,19 +78,24 @@ struct BenchCommand: ParsableCommand {
 
         static func parseList(_ text: String) throws -> [Scenario] {
             let names = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            let all = names.contains("all") ? Scenario.allCases : try names.map { name in
-                guard let scenario = Scenario(rawValue: name) else {
-                    throw ValidationError("unknown scenario '\(name)'; choose from \(allCases.map(\.rawValue).joined(separator: ", ")), all")
+            let all =
+                names.contains("all")
+                ? Scenario.allCases
+                : try names.map { name in
+                    guard let scenario = Scenario(rawValue: name) else {
+                        throw ValidationError(
+                            "unknown scenario '\(name)'; choose from \(allCases.map(\.rawValue).joined(separator: ", ")), all")
+                    }
+                    return scenario
                 }
-                return scenario
-            }
             guard !all.isEmpty else { throw ValidationError("name at least one scenario") }
             return all
         }
     }
 
-    @Option(help: ArgumentHelp("What to measure, comma-separated: scrolling, graphics, layout, display, or all.", valueName: "LIST"),
-            transform: Scenario.parseList)
+    @Option(
+        help: ArgumentHelp("What to measure, comma-separated: scrolling, graphics, layout, display, or all.", valueName: "LIST"),
+        transform: Scenario.parseList)
     var scenario: [Scenario] = [.scrolling]
 
     @Option(help: "async (Canopy), sync (the main-thread mode) or both.")
@@ -92,9 +103,10 @@ struct BenchCommand: ParsableCommand {
 
     @OptionGroup var collection: CollectionOptions
 
-    @Option(parsing: .unconditional,
-            help: ArgumentHelp("Scroll speed in points per second; a comma-separated list runs each.", valueName: "PT_PER_S"),
-            transform: BenchCommand.parseSpeeds)
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Scroll speed in points per second; a comma-separated list runs each.", valueName: "PT_PER_S"),
+        transform: BenchCommand.parseSpeeds)
     var speed: [Double] = [3000]
 
     @Option(help: ArgumentHelp("Seconds each run scrolls.", valueName: "S"))
@@ -103,20 +115,28 @@ struct BenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write the figures as JSON to FILE.", valueName: "FILE"))
     var json: String?
 
-    @Option(help: ArgumentHelp("Stop after every PT points of scrolling until every visible card is displayed whole; the run then scrolls speed x duration points, the stops left out of its time, so a slow machine or build stops as often and lands as many cards.",
-                               valueName: "PT"))
+    @Option(
+        help: ArgumentHelp(
+            "Stop after every PT points of scrolling until every visible card is displayed whole; the run then scrolls speed x duration points, the stops left out of its time, so a slow machine or build stops as often and lands as many cards.",
+            valueName: "PT"))
     var settleEvery: Double?
 
     @Option(help: ArgumentHelp("Fail (status 1) when an async run completes fewer than N displays.", valueName: "N"))
     var minDisplays: Int?
 
-    @Option(help: ArgumentHelp("Seconds to wait for the first screen (after that the run goes on without it: first_screen_ms is empty) and for the cards at each --settle-every stop (after that the bench fails with status 1).",
-                               valueName: "S"))
+    @Option(
+        help: ArgumentHelp(
+            "Seconds to wait for the first screen (after that the run goes on without it: first_screen_ms is empty) and for the cards at each --settle-every stop (after that the bench fails with status 1).",
+            valueName: "S"))
     var timeout: Double = 60
 
     func validate() throws {
         guard duration > 0, duration <= 3600 else { throw ValidationError("--duration must be from 0 to 3600 seconds") }
-        if let settleEvery { guard settleEvery.isFinite, settleEvery > 0 else { throw ValidationError("--settle-every must be more than zero points") } }
+        if let settleEvery {
+            guard settleEvery.isFinite, settleEvery > 0 else {
+                throw ValidationError("--settle-every must be more than zero points")
+            }
+        }
         if let minDisplays { guard minDisplays >= 0 else { throw ValidationError("--min-displays must be zero or more") } }
         guard timeout > 0 else { throw ValidationError("--timeout must be more than zero seconds") }
         if let json { try checkWritable(json, option: "--json") }

@@ -20,7 +20,7 @@ public enum RainforestMain {
     public static func main() {
         // Before any other thread allocates: one arena, which the memory trim reaches whole.
         MallocArenas.limitToOne()
-        setlocale(LC_CTYPE, "") // the user's character set, for the window system's text
+        setlocale(LC_CTYPE, "")  // the user's character set, for the window system's text
         // What Canopy logs, warnings and worse, goes to standard error through swift-log.
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -51,7 +51,7 @@ public enum RainforestMain {
             case let screenshot as ScreenshotCommand: try screenshot.execute()
             case let bench as BenchCommand: try bench.execute()
             case let soak as SoakCommand: try soak.execute()
-            default: // the parser's own commands, such as `help`
+            default:  // the parser's own commands, such as `help`
                 var other = command
                 try other.run()
             }
@@ -60,7 +60,7 @@ public enum RainforestMain {
             return .failed(error)
         } catch {
             if RainforestCommand.exitCode(for: error) == .success {
-                return .printed(RainforestCommand.fullMessage(for: error)) // help or version
+                return .printed(RainforestCommand.fullMessage(for: error))  // help or version
             }
             return .failed(UserFacingError(message: RainforestCommand.message(for: error)))
         }

@@ -14,17 +14,22 @@ struct Resources: Sendable, Equatable {
     /// RAINFOREST_RESOURCES environment variable, `Resources` beside the executable or any of
     /// its parent folders (a build in .build/release finds the package's), `share/rainforest`
     /// beside an installed binary's parent, and `Resources` in the current directory.
-    static func locate(override: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
-                       executable: URL? = Resources.executableURL(),
-                       currentDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
-        throws(ResourcesError) -> Resources {
+    static func locate(
+        override: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+        executable: URL? = Resources.executableURL(),
+        currentDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    )
+        throws(ResourcesError) -> Resources
+    {
         if let override {
-            return try checked(URL(fileURLWithPath: override, relativeTo: currentDirectory).standardizedFileURL,
-                               source: "--resources")
+            return try checked(
+                URL(fileURLWithPath: override, relativeTo: currentDirectory).standardizedFileURL,
+                source: "--resources")
         }
         if let fromEnvironment = environment["RAINFOREST_RESOURCES"], !fromEnvironment.isEmpty {
-            return try checked(URL(fileURLWithPath: fromEnvironment, relativeTo: currentDirectory).standardizedFileURL,
-                               source: "RAINFOREST_RESOURCES")
+            return try checked(
+                URL(fileURLWithPath: fromEnvironment, relativeTo: currentDirectory).standardizedFileURL,
+                source: "RAINFOREST_RESOURCES")
         }
         var candidates: [URL] = []
         if let executable {
@@ -41,7 +46,10 @@ struct Resources: Sendable, Equatable {
         for candidate in candidates where isResources(candidate) {
             return Resources(root: candidate.standardizedFileURL)
         }
-        throw ResourcesError(message: "cannot find the Resources folder (looked beside \(executable?.path ?? "the executable") and in \(currentDirectory.path)); pass --resources DIR")
+        throw ResourcesError(
+            message:
+                "cannot find the Resources folder (looked beside \(executable?.path ?? "the executable") and in \(currentDirectory.path)); pass --resources DIR"
+        )
     }
 
     static func executableURL() -> URL? {

@@ -40,9 +40,12 @@ extension RunCommand {
         let trace = TraceController()
         func updateTitle() {
             // ASCII only: SDL's X11 backend passes the title through the C library's locale.
-            let overlays = [(app.showsFPS, "FPS"), (app.showsHitTestSlop, "hit-test slop"), (app.showsRanges, "ranges"),
-                            (app.showsImageScaling, "image scaling")].filter(\.0).map(\.1)
-            app.title = "Rainforest - \(viewer.source.titleSummary) - \(viewer.mode.names.joined(separator: " + "))"
+            let overlays = [
+                (app.showsFPS, "FPS"), (app.showsHitTestSlop, "hit-test slop"), (app.showsRanges, "ranges"),
+                (app.showsImageScaling, "image scaling"),
+            ].filter(\.0).map(\.1)
+            app.title =
+                "Rainforest - \(viewer.source.titleSummary) - \(viewer.mode.names.joined(separator: " + "))"
                 + (overlays.isEmpty ? "" : " - " + overlays.joined(separator: ", "))
         }
         updateTitle()

@@ -43,8 +43,12 @@ extension ScreenshotCommand {
             throw UserFacingError(message: error.description, status: 1)
         }
         if !complete {
-            throw UserFacingError(message: "timed out after \(timeout) s before every visible card was displayed; wrote \(output) anyway", status: 1)
+            throw UserFacingError(
+                message: "timed out after \(timeout) s before every visible card was displayed; wrote \(output) anyway", status: 1
+            )
         }
-        print("wrote \(output) (\(frame.width)x\(frame.height) px, \(viewer.visibleIndices.count) cards visible, \(app.rendererName) renderer)")
+        print(
+            "wrote \(output) (\(frame.width)x\(frame.height) px, \(viewer.visibleIndices.count) cards visible, \(app.rendererName) renderer)"
+        )
     }
 }

@@ -72,8 +72,10 @@ struct Session {
 
     /// `favourites`: where hearts are remembered across runs (the `run` command's; nil keeps them
     /// for this session only).
-    init(collection: CollectionOptions, headless: Bool, title: String = "Rainforest",
-         content preloaded: Content? = nil, favourites: FavouritesStore? = nil) throws(UserFacingError) {
+    init(
+        collection: CollectionOptions, headless: Bool, title: String = "Rainforest",
+        content preloaded: Content? = nil, favourites: FavouritesStore? = nil
+    ) throws(UserFacingError) {
         if let preloaded {
             content = preloaded
         } else {
@@ -81,13 +83,16 @@ struct Session {
         }
         let size = collection.size ?? Self.defaultSize
         do {
-            app = try Application(options: .init(title: title, size: size.cgSize, overlayFont: Self.overlayFont,
-                                                 minimumSize: WindowSize.minimum.cgSize, headless: headless))
+            app = try Application(
+                options: .init(
+                    title: title, size: size.cgSize, overlayFont: Self.overlayFont,
+                    minimumSize: WindowSize.minimum.cgSize, headless: headless))
         } catch {
             throw UserFacingError(message: error.message, status: 1)
         }
-        viewer = Viewer(app: app, provider: content.makeProvider(), pageSize: collection.pageSize,
-                        favouritesStore: favourites)
+        viewer = Viewer(
+            app: app, provider: content.makeProvider(), pageSize: collection.pageSize,
+            favouritesStore: favourites)
     }
 
     /// Turns on exactly the debug overlays named (`--overlays`).

@@ -56,10 +56,13 @@ extension SoakCommand {
         let session = try Session(collection: options, headless: true)
         defer { session.app.close() }
         let app = session.app, viewer = session.viewer
-        let renderer = Self.describeRenderer(app.rendererName, device: app.graphicsDevice,
-                                             llvmpipeThreads: Self.threadCount(namedWithPrefix: "llvmpipe-"))
+        let renderer = Self.describeRenderer(
+            app.rendererName, device: app.graphicsDevice,
+            llvmpipeThreads: Self.threadCount(namedWithPrefix: "llvmpipe-"))
         app.statusLines = { [viewer.source.statusLine, "mode: \(viewer.mode.names.joined(separator: " + ")) · soak"] }
-        print("soak: \(String(format: "%g", minutes)) min, seed \(seed) (rainforest soak --seed \(seed) repeats it), renderer \(renderer)")
+        print(
+            "soak: \(String(format: "%g", minutes)) min, seed \(seed) (rainforest soak --seed \(seed) repeats it), renderer \(renderer)"
+        )
         fflush(nil)
 
         // The watchdog: the main thread stamps every turn; a stamp older than --timeout is a hang.
@@ -78,8 +81,9 @@ extension SoakCommand {
         }.start()
         defer { done.store(true, ordering: .releasing) }
 
-        let driver = SoakDriver(app: app, viewer: viewer, stamp: { lastTurn.withLock { $0 = MonotonicClock.now() } },
-                                settleTimeout: max(30, timeout))
+        let driver = SoakDriver(
+            app: app, viewer: viewer, stamp: { lastTurn.withLock { $0 = MonotonicClock.now() } },
+            settleTimeout: max(30, timeout))
         let start = MonotonicClock.now()
         var report: [SoakMinute] = []
         let totalMinutes = Int(minutes.rounded(.up))
@@ -111,18 +115,23 @@ extension SoakCommand {
             dropped += d
             let memory = ProcessMemory.breakdown()
             let trims = app.takeMemoryTrimTimes()
-            let row = SoakMinute(minute: minute, frames: frames, droppedFrames: dropped, actions: actions,
-                                 rssMB: memory.residentMB, rssAnonymousMB: memory.anonymousMB, rssFileMB: memory.fileMB, heapInUseMB: memory.heapInUseMB,
-                                 steadyTextureMB: Double(app.compositor.textureBytes) / 1_048_576,
-                                 scratchTextureMB: Double(app.compositor.scratchTextureBytes) / 1_048_576,
-                                 imageCacheMB: Double(ImageCache.shared.totalBytes) / 1_048_576,
-                                 mallocArenas: MallocArenas.count(), trims: trims.count, longestTrimMs: trims.longest * 1000)
+            let row = SoakMinute(
+                minute: minute, frames: frames, droppedFrames: dropped, actions: actions,
+                rssMB: memory.residentMB, rssAnonymousMB: memory.anonymousMB, rssFileMB: memory.fileMB,
+                heapInUseMB: memory.heapInUseMB,
+                steadyTextureMB: Double(app.compositor.textureBytes) / 1_048_576,
+                scratchTextureMB: Double(app.compositor.scratchTextureBytes) / 1_048_576,
+                imageCacheMB: Double(ImageCache.shared.totalBytes) / 1_048_576,
+                mallocArenas: MallocArenas.count(), trims: trims.count, longestTrimMs: trims.longest * 1000)
             report.append(row)
             let heap = row.heapInUseMB.map { String(format: "%.1f", $0) } ?? "unknown"
             let arenas = row.mallocArenas.map(String.init) ?? "unknown"
-            print(String(format: "minute %d: %d frames, %d dropped, %d actions, rss %.1f MB (anonymous %.1f, files %.1f; heap in use %@, malloc arenas %@), textures at rest %.1f MB (scratch %.1f), image cache %.1f MB, memory trims %d (longest %.1f ms)",
-                         row.minute, row.frames, row.droppedFrames, row.actions, row.rssMB, row.rssAnonymousMB, row.rssFileMB,
-                         heap, arenas, row.steadyTextureMB, row.scratchTextureMB, row.imageCacheMB, row.trims, row.longestTrimMs))
+            print(
+                String(
+                    format:
+                        "minute %d: %d frames, %d dropped, %d actions, rss %.1f MB (anonymous %.1f, files %.1f; heap in use %@, malloc arenas %@), textures at rest %.1f MB (scratch %.1f), image cache %.1f MB, memory trims %d (longest %.1f ms)",
+                    row.minute, row.frames, row.droppedFrames, row.actions, row.rssMB, row.rssAnonymousMB, row.rssFileMB,
+                    heap, arenas, row.steadyTextureMB, row.scratchTextureMB, row.imageCacheMB, row.trims, row.longestTrimMs))
             fflush(nil)  // each minute as it ends, even into a file or a pipe
         }
         let verdict = SoakVerdict(report)
@@ -131,15 +140,20 @@ extension SoakCommand {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             do {
-                try encoder.encode(SoakReport(seed: seed, renderer: renderer, minutes: report, rssGrowth: verdict.rssGrowth,
-                                              textureSpread: verdict.textureSpread, passed: verdict.passed))
-                    .write(to: URL(fileURLWithPath: json))
+                try encoder.encode(
+                    SoakReport(
+                        seed: seed, renderer: renderer, minutes: report, rssGrowth: verdict.rssGrowth,
+                        textureSpread: verdict.textureSpread, passed: verdict.passed)
+                )
+                .write(to: URL(fileURLWithPath: json))
                 print("wrote \(json)")
             } catch {
                 throw UserFacingError(message: "\(json): cannot write (\(error.localizedDescription))", status: 1)
             }
         }
-        if !verdict.passed { throw UserFacingError(message: "soak: failed: \(verdict.failures.joined(separator: "; "))", status: 1) }
+        if !verdict.passed {
+            throw UserFacingError(message: "soak: failed: \(verdict.failures.joined(separator: "; "))", status: 1)
+        }
     }
 }
 

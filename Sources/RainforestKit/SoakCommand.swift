@@ -7,7 +7,9 @@ import Foundation
 struct SoakCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "soak",
-        abstract: "Use the viewer at random for a while, headless: scrolls, flings, jumps, resizes, mode and overlay switches, favourite clicks and reloads; report frames, dropped frames, resident memory and texture memory each minute.")
+        abstract:
+            "Use the viewer at random for a while, headless: scrolls, flings, jumps, resizes, mode and overlay switches, favourite clicks and reloads; report frames, dropped frames, resident memory and texture memory each minute."
+    )
 
     @Option(help: "How long to run, in minutes.")
     var minutes: Double = 10
@@ -20,8 +22,10 @@ struct SoakCommand: ParsableCommand {
 
     @OptionGroup var collection: CollectionOptions
 
-    @Option(help: ArgumentHelp("Seconds without a frame that count as a hang (status 3); also the longest wait for the cards to settle at the end of a minute (30 at least).",
-                               valueName: "S"))
+    @Option(
+        help: ArgumentHelp(
+            "Seconds without a frame that count as a hang (status 3); also the longest wait for the cards to settle at the end of a minute (30 at least).",
+            valueName: "S"))
     var timeout: Double = 10
 
     func validate() throws {

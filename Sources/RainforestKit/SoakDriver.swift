@@ -37,8 +37,10 @@ struct SoakDriver {
 
     func randomAction(using random: inout SeededRandom) -> Action {
         // Scrolling is what users do most.
-        let weighted: [(Action, Int)] = [(.wheel, 6), (.fling, 5), (.drag, 3), (.page, 3), (.jump, 2), (.home, 1), (.end, 1),
-                                         (.resize, 1), (.mode, 2), (.overlay, 2), (.favourite, 2), (.select, 1), (.reload, 1)]
+        let weighted: [(Action, Int)] = [
+            (.wheel, 6), (.fling, 5), (.drag, 3), (.page, 3), (.jump, 2), (.home, 1), (.end, 1),
+            (.resize, 1), (.mode, 2), (.overlay, 2), (.favourite, 2), (.select, 1), (.reload, 1),
+        ]
         var pick = Int.random(in: 0..<weighted.map(\.1).reduce(0, +), using: &random)
         for (action, weight) in weighted {
             if pick < weight { return action }
@@ -89,16 +91,18 @@ struct SoakDriver {
             send(.key(KeyEvent(key: action == .home ? .home : .end, time: MonotonicClock.now())))
             counter.run(frames: 40, self)
         case .resize:
-            let size = CGSize(width: CGFloat(Int.random(in: Self.widths, using: &random)),
-                              height: CGFloat(Int.random(in: Self.heights, using: &random)))
+            let size = CGSize(
+                width: CGFloat(Int.random(in: Self.widths, using: &random)),
+                height: CGFloat(Int.random(in: Self.heights, using: &random)))
             resize(to: size)
             counter.run(frames: 30, self)
         case .mode:
             // Slow draw now and then, and never for long: each mode change reloads the cards.
-            viewer.mode = ViewerMode(mainThread: Int.random(in: 0..<4, using: &random) == 0,
-                                     popcorn: Int.random(in: 0..<4, using: &random) == 0,
-                                     fadesIn: Bool.random(using: &random),
-                                     slowDraw: Int.random(in: 0..<8, using: &random) == 0)
+            viewer.mode = ViewerMode(
+                mainThread: Int.random(in: 0..<4, using: &random) == 0,
+                popcorn: Int.random(in: 0..<4, using: &random) == 0,
+                fadesIn: Bool.random(using: &random),
+                slowDraw: Int.random(in: 0..<8, using: &random) == 0)
             counter.run(frames: 60, self)
         case .overlay:
             switch Int.random(in: 0..<5, using: &random) {
@@ -111,8 +115,10 @@ struct SoakDriver {
             counter.run(frames: 15, self)
         case .favourite, .select:
             if let index = viewer.visibleIndices.randomElement(using: &random), let card = viewer.card(at: index),
-               card.isNodeLoaded {
-                let local = action == .favourite ? CGPoint(x: 12, y: 12) : CGPoint(x: card.frame.width / 2, y: card.frame.height - 40)
+                card.isNodeLoaded
+            {
+                let local =
+                    action == .favourite ? CGPoint(x: 12, y: 12) : CGPoint(x: card.frame.width / 2, y: card.frame.height - 40)
                 let point = (action == .favourite ? card.favourite : card).convert(local, to: nil)
                 send(.pointerDown(.left, point, clickCount: 1))
                 counter.run(frames: 2, self)
@@ -131,8 +137,10 @@ struct SoakDriver {
     /// mode the random minutes can come to.
     nonisolated static let tour: [(mode: ViewerMode, actions: [Action])] = {
         let scrolling: [Action] = [.wheel, .fling, .drag, .page, .favourite, .select, .jump, .end, .home]
-        return [ViewerMode(popcorn: true), ViewerMode(mainThread: true, popcorn: true), ViewerMode(mainThread: true),
-                ViewerMode(fadesIn: false, slowDraw: true)].map { ($0, scrolling) }
+        return [
+            ViewerMode(popcorn: true), ViewerMode(mainThread: true, popcorn: true), ViewerMode(mainThread: true),
+            ViewerMode(fadesIn: false, slowDraw: true),
+        ].map { ($0, scrolling) }
             + [(ViewerMode(), scrolling + [.overlay, .resize, .reload, .mode])]
     }()
 

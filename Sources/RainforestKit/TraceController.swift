@@ -13,8 +13,10 @@ final class TraceController {
     /// When the recording in progress started (its file is named after it), if one is.
     private(set) var startedAt: Date?
 
-    init(tracer: Tracer = .shared, directory: URL? = nil,
-         environment: [String: String] = ProcessInfo.processInfo.environment) {
+    init(
+        tracer: Tracer = .shared, directory: URL? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
         self.tracer = tracer
         if let directory {
             self.directory = directory
@@ -39,7 +41,8 @@ final class TraceController {
         self.startedAt = nil
         let recording = tracer.stop()
         let url = directory.appendingPathComponent(Self.fileName(for: startedAt))
-        let dropped = recording.droppedEventCount > 0
+        let dropped =
+            recording.droppedEventCount > 0
             ? " (\(recording.droppedEventCount.formatted()) more dropped: the trace is full)" : ""
         do {
             try recording.write(to: url)
@@ -55,7 +58,8 @@ final class TraceController {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        return String(format: "rainforest-trace-%04d%02d%02d-%02d%02d%02d.json",
-                      c.year ?? 0, c.month ?? 0, c.day ?? 0, c.hour ?? 0, c.minute ?? 0, c.second ?? 0)
+        return String(
+            format: "rainforest-trace-%04d%02d%02d-%02d%02d%02d.json",
+            c.year ?? 0, c.month ?? 0, c.day ?? 0, c.hour ?? 0, c.minute ?? 0, c.second ?? 0)
     }
 }

@@ -34,14 +34,19 @@ final class Viewer {
     }
 
     /// The embedded cards.
-    convenience init(app: Application, deck: CardDeck, resources: Resources, pageSize: Int = CardSource.defaultPageSize,
-                     favouritesStore: FavouritesStore? = nil) {
-        self.init(app: app, provider: DeckCards(deck: deck, resources: resources), pageSize: pageSize,
-                  favouritesStore: favouritesStore)
+    convenience init(
+        app: Application, deck: CardDeck, resources: Resources, pageSize: Int = CardSource.defaultPageSize,
+        favouritesStore: FavouritesStore? = nil
+    ) {
+        self.init(
+            app: app, provider: DeckCards(deck: deck, resources: resources), pageSize: pageSize,
+            favouritesStore: favouritesStore)
     }
 
-    init(app: Application, provider: any CardProvider, pageSize: Int = CardSource.defaultPageSize,
-         favouritesStore: FavouritesStore? = nil) {
+    init(
+        app: Application, provider: any CardProvider, pageSize: Int = CardSource.defaultPageSize,
+        favouritesStore: FavouritesStore? = nil
+    ) {
         self.app = app
         source = CardSource(provider: provider, pageSize: pageSize, favouritesStore: favouritesStore)
         source.scale = app.scale
@@ -83,10 +88,11 @@ final class Viewer {
     /// listed) is settled once it knows.
     var isSettled: Bool {
         if itemCount == 0 && source.isComplete { return true }
-        return isDisplayComplete && visibleIndices.allSatisfy { index in
-            guard let card = card(at: index), let layer = card.layerIfLoaded else { return false }
-            return !card.isShowingPlaceholder && layer.fadeOpacity >= 1 && LayerAnimator.isPresented(layer)
-        }
+        return isDisplayComplete
+            && visibleIndices.allSatisfy { index in
+                guard let card = card(at: index), let layer = card.layerIfLoaded else { return false }
+                return !card.isShowingPlaceholder && layer.fadeOpacity >= 1 && LayerAnimator.isPresented(layer)
+            }
     }
 
     /// Jumps to an offset (clamped), with no animation.

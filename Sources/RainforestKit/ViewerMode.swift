@@ -63,8 +63,10 @@ extension CardNode {
         if mode.mainThread {
             displaysAsynchronously = false
             // Every node that draws, the button's own parts included (in popcorn mode each has a layer).
-            for part in [background, photo, gradient, title, details, credit, favourite,
-                         favourite.imageNode, favourite.titleNode, favourite.backgroundImageNode] as [DisplayNode] {
+            for part in [
+                background, photo, gradient, title, details, credit, favourite,
+                favourite.imageNode, favourite.titleNode, favourite.backgroundImageNode,
+            ] as [DisplayNode] {
                 part.displaysAsynchronously = false
             }
         }

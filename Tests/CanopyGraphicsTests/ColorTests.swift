@@ -3,8 +3,10 @@ import XCTest
 @testable import CanopyGraphics
 
 final class ColorTests: XCTestCase {
-    private func assertRGBA(_ c: Color, _ r: CGFloat, _ g: CGFloat, _ b: CGFloat, _ a: CGFloat,
-                            file: StaticString = #filePath, line: UInt = #line) {
+    private func assertRGBA(
+        _ c: Color, _ r: CGFloat, _ g: CGFloat, _ b: CGFloat, _ a: CGFloat,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertEqual(c.red, r, accuracy: 1e-9, "red", file: file, line: line)
         XCTAssertEqual(c.green, g, accuracy: 1e-9, "green", file: file, line: line)
         XCTAssertEqual(c.blue, b, accuracy: 1e-9, "blue", file: file, line: line)
@@ -12,13 +14,13 @@ final class ColorTests: XCTestCase {
     }
 
     func testHueSaturationBrightnessAsUIKitHasThem() {
-        assertRGBA(Color(hue: 0, saturation: 1, brightness: 1), 1, 0, 0, 1)             // red
-        assertRGBA(Color(hue: 1.0 / 3, saturation: 1, brightness: 1), 0, 1, 0, 1)       // green
-        assertRGBA(Color(hue: 2.0 / 3, saturation: 1, brightness: 1), 0, 0, 1, 1)       // blue
-        assertRGBA(Color(hue: 1.0 / 6, saturation: 1, brightness: 1), 1, 1, 0, 1)       // yellow
-        assertRGBA(Color(hue: 0.5, saturation: 0.5, brightness: 0.8, alpha: 0.25), 0.4, 0.8, 0.8, 0.25) // v(1-s) = 0.4
-        assertRGBA(Color(hue: 0.25, saturation: 0, brightness: 0.3), 0.3, 0.3, 0.3, 1) // no saturation: grey
-        assertRGBA(Color(hue: 1, saturation: 1, brightness: 1), 1, 0, 0, 1)            // hue wraps at 1
+        assertRGBA(Color(hue: 0, saturation: 1, brightness: 1), 1, 0, 0, 1)  // red
+        assertRGBA(Color(hue: 1.0 / 3, saturation: 1, brightness: 1), 0, 1, 0, 1)  // green
+        assertRGBA(Color(hue: 2.0 / 3, saturation: 1, brightness: 1), 0, 0, 1, 1)  // blue
+        assertRGBA(Color(hue: 1.0 / 6, saturation: 1, brightness: 1), 1, 1, 0, 1)  // yellow
+        assertRGBA(Color(hue: 0.5, saturation: 0.5, brightness: 0.8, alpha: 0.25), 0.4, 0.8, 0.8, 0.25)  // v(1-s) = 0.4
+        assertRGBA(Color(hue: 0.25, saturation: 0, brightness: 0.3), 0.3, 0.3, 0.3, 1)  // no saturation: grey
+        assertRGBA(Color(hue: 1, saturation: 1, brightness: 1), 1, 0, 0, 1)  // hue wraps at 1
     }
 
     func testWhiteAlphaAndClamping() {
@@ -29,15 +31,16 @@ final class ColorTests: XCTestCase {
 
     func testEightBitForms() {
         let tint = Color(white: 0.5, alpha: 0.3)
-        XCTAssertTrue(tint.rgba8 == (128, 128, 128, 77))                // 127.5 and 76.5 round up
-        XCTAssertTrue(tint.premultipliedRGBA8 == (38, 38, 38, 77))      // 0.15 * 255 = 38.25
+        XCTAssertTrue(tint.rgba8 == (128, 128, 128, 77))  // 127.5 and 76.5 round up
+        XCTAssertTrue(tint.premultipliedRGBA8 == (38, 38, 38, 77))  // 0.15 * 255 = 38.25
         XCTAssertTrue(Color.clear.premultipliedRGBA8 == (0, 0, 0, 0))
     }
 
     func testEdgeInsetsGrowARectWhenNegative() {
         let rect = CGRect(x: 10, y: 10, width: 24, height: 24)
         XCTAssertEqual(rect.inset(by: EdgeInsets(all: -16)), CGRect(x: -6, y: -6, width: 56, height: 56))
-        XCTAssertEqual(rect.inset(by: EdgeInsets(top: 2, left: 3, bottom: 4, right: 5)), CGRect(x: 13, y: 12, width: 16, height: 18))
+        XCTAssertEqual(
+            rect.inset(by: EdgeInsets(top: 2, left: 3, bottom: 4, right: 5)), CGRect(x: 13, y: 12, width: 16, height: 18))
     }
 
     func testBitmapPNGRoundTripKeepsPremultipliedPixels() throws {

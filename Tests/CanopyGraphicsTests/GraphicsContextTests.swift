@@ -23,17 +23,22 @@ final class GraphicsContextTests: XCTestCase {
         return [Int(p.r), Int(p.g), Int(p.b), Int(p.a)]
     }
 
-    private func assertPixel(_ b: Bitmap, _ x: Int, _ y: Int, _ expected: [Int], tolerance: Int = 0,
-                             _ message: String = "", file: StaticString = #filePath, line: UInt = #line) {
+    private func assertPixel(
+        _ b: Bitmap, _ x: Int, _ y: Int, _ expected: [Int], tolerance: Int = 0,
+        _ message: String = "", file: StaticString = #filePath, line: UInt = #line
+    ) {
         let actual = pixel(b, x, y)
         let ok = zip(actual, expected).allSatisfy { abs($0 - $1) <= tolerance }
-        XCTAssert(ok, "pixel (\(x), \(y)) is \(actual), expected \(expected) ±\(tolerance) \(message)",
-                  file: file, line: line)
+        XCTAssert(
+            ok, "pixel (\(x), \(y)) is \(actual), expected \(expected) ±\(tolerance) \(message)",
+            file: file, line: line)
     }
 
     /// Checks every pixel of `b` against `expected(x, y)`; reports the first few mismatches.
-    private func assertAllPixels(_ b: Bitmap, tolerance: Int = 0, file: StaticString = #filePath, line: UInt = #line,
-                                 _ expected: (Int, Int) -> [Int]) {
+    private func assertAllPixels(
+        _ b: Bitmap, tolerance: Int = 0, file: StaticString = #filePath, line: UInt = #line,
+        _ expected: (Int, Int) -> [Int]
+    ) {
         var failures = 0
         for y in 0..<b.height {
             for x in 0..<b.width {
@@ -75,13 +80,16 @@ final class GraphicsContextTests: XCTestCase {
     /// Checks that `b` shows the `width` x `height` quadrant image pixel for pixel with its
     /// top-left at device (ox, oy), only where it overlaps `visible` (device pixels; everywhere by
     /// default), and nothing elsewhere.
-    private func assertShowsQuadrants(_ b: Bitmap, at ox: Int, _ oy: Int, width: Int = 8, height: Int = 4,
-                                      visible: (x: Range<Int>, y: Range<Int>)? = nil,
-                                      file: StaticString = #filePath, line: UInt = #line) {
+    private func assertShowsQuadrants(
+        _ b: Bitmap, at ox: Int, _ oy: Int, width: Int = 8, height: Int = 4,
+        visible: (x: Range<Int>, y: Range<Int>)? = nil,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         assertAllPixels(b, file: file, line: line) { x, y in
             let (u, v) = (x - ox, y - oy)
             guard (0..<width).contains(u), (0..<height).contains(v),
-                  visible.map({ $0.x.contains(x) && $0.y.contains(y) }) ?? true else { return Self.clear }
+                visible.map({ $0.x.contains(x) && $0.y.contains(y) }) ?? true
+            else { return Self.clear }
             return self.quadrantColor(u, v, width, height)
         }
     }
@@ -190,7 +198,7 @@ final class GraphicsContextTests: XCTestCase {
         c.saveState()
         c.alpha = 0.5
         c.saveState()
-        c.alpha = 0.25                    // absolute, as CGContextSetAlpha
+        c.alpha = 0.25  // absolute, as CGContextSetAlpha
         // 255 * 0.25 = 63.75 → 64.
         c.fill(CGRect(x: 0, y: 0, width: 1, height: 1), with: .red)
         c.restoreState()
@@ -199,7 +207,7 @@ final class GraphicsContextTests: XCTestCase {
         c.fill(CGRect(x: 1, y: 0, width: 1, height: 1), with: .red)
         c.restoreState()
         XCTAssertEqual(c.alpha, 1)
-        c.restoreState()                  // nothing saved: no-op
+        c.restoreState()  // nothing saved: no-op
         XCTAssertEqual(c.alpha, 1)
         c.fill(CGRect(x: 2, y: 0, width: 1, height: 1), with: .red)
         // Alpha multiplies coverage: half a pixel at alpha 0.5 → 255 * 0.25 → 64.
@@ -221,7 +229,7 @@ final class GraphicsContextTests: XCTestCase {
         let c = GraphicsContext(pixelWidth: 6, pixelHeight: 1)
         c.translateBy(x: 3, y: 0)
         c.alpha = 0.5
-        c.restoreState()   // no saved state: nothing changes
+        c.restoreState()  // no saved state: nothing changes
         // The unit rect lands at x 3 with alpha 0.5 → 128.
         c.fill(CGRect(x: 0, y: 0, width: 1, height: 1), with: .red)
         let b = c.makeBitmap()
@@ -289,7 +297,7 @@ final class GraphicsContextTests: XCTestCase {
         assertPixel(b, 6, 1, Self.red)
         assertPixel(b, 1, 6, Self.red)
         assertPixel(b, 6, 6, Self.red)
-        assertPixel(b, 3, 3, Self.red)    // [3,4]²: farthest (3, 3) at √8 < 4
+        assertPixel(b, 3, 3, Self.red)  // [3,4]²: farthest (3, 3) at √8 < 4
         assertPixel(b, 0, 6, Self.clear)
         assertPixel(b, 11, 6, Self.clear)
         // A zero radius is a plain rect: the corner pixel is full.
@@ -378,10 +386,10 @@ final class GraphicsContextTests: XCTestCase {
         c.alpha = 0.5
         c.fill(CGRect(x: 0, y: 0, width: 20, height: 20), with: .red)
         let b = c.makeBitmap()
-        assertPixel(b, 5, 10, [128, 0, 0, 128])   // inside both, alpha 0.5: 127.5 → 128
-        assertPixel(b, 12, 10, Self.clear)        // outside the rect clip
-        assertPixel(b, 1, 10, Self.clear)         // outside the rounded clip
-        assertPixel(b, 2, 2, Self.clear)          // outside the rounded corner
+        assertPixel(b, 5, 10, [128, 0, 0, 128])  // inside both, alpha 0.5: 127.5 → 128
+        assertPixel(b, 12, 10, Self.clear)  // outside the rect clip
+        assertPixel(b, 1, 10, Self.clear)  // outside the rounded clip
+        assertPixel(b, 2, 2, Self.clear)  // outside the rounded corner
     }
 
     func testNestedRoundedClipsMultiply() {
@@ -462,7 +470,7 @@ final class GraphicsContextTests: XCTestCase {
         assertPixel(b, 3, 6, [128, 0, 0, 128])
         assertPixel(b, 0, 0, [64, 0, 0, 64])
         assertPixel(b, 1, 1, [191, 0, 0, 191])
-        assertPixel(b, 6, 6, [64, 0, 0, 64])    // x, y in [6, 6.5] → 0.25
+        assertPixel(b, 6, 6, [64, 0, 0, 64])  // x, y in [6, 6.5] → 0.25
         assertPixel(b, 5, 5, [191, 0, 0, 191])
         assertPixel(b, 7, 3, Self.clear)
         assertPixel(b, 3, 3, Self.clear)
@@ -551,7 +559,7 @@ final class GraphicsContextTests: XCTestCase {
         assertPixel(b, 4, 4, Self.red)
         assertPixel(b, 10, 9, Self.red)
         assertPixel(b, 19, 4, Self.green)
-        assertPixel(b, 13, 9, Self.green)   // i = 9 samples 4.25: columns 4 and 5 (green)
+        assertPixel(b, 13, 9, Self.green)  // i = 9 samples 4.25: columns 4 and 5 (green)
         assertPixel(b, 4, 19, Self.blue)
         assertPixel(b, 19, 19, Self.yellow)
         // Device x 11 (i = 7) samples 3.25: 0.75 red + 0.25 green = (191.25, 63.75, 0) → (191, 64, 0).
@@ -608,8 +616,10 @@ final class GraphicsContextTests: XCTestCase {
         func blended(_ x: Int, _ y: Int) -> [Int] {
             let right = min(1, max(0, (Double(x) + 2.5) / 4 - 3))
             let bottom = min(1, max(0, min(3, max(0, (Double(y) - 5.5) / 4)) - 1))
-            let mix = [(Self.red, (1 - right) * (1 - bottom)), (Self.green, right * (1 - bottom)),
-                       (Self.blue, (1 - right) * bottom), (Self.yellow, right * bottom)]
+            let mix = [
+                (Self.red, (1 - right) * (1 - bottom)), (Self.green, right * (1 - bottom)),
+                (Self.blue, (1 - right) * bottom), (Self.yellow, right * bottom),
+            ]
             return (0..<4).map { c in Int((mix.reduce(0) { $0 + Double($1.0[c]) * $1.1 } + 0.5).rounded(.down)) }
         }
         let b = drawQuadrants(.aspectFill)
@@ -636,8 +646,9 @@ final class GraphicsContextTests: XCTestCase {
         let wide = quadrants(width: 8, height: 4), tall = quadrants(width: 4, height: 8)
         func draw(_ image: Bitmap, _ origin: CGPoint) -> Bitmap {
             let c = GraphicsContext(pixelWidth: 4, pixelHeight: 4)
-            c.draw(image, in: CGRect(x: 0, y: 0, width: 4, height: 4),
-                   contentMode: .aspectFill, cropRect: CGRect(origin: origin, size: .zero))
+            c.draw(
+                image, in: CGRect(x: 0, y: 0, width: 4, height: 4),
+                contentMode: .aspectFill, cropRect: CGRect(origin: origin, size: .zero))
             return c.makeBitmap()
         }
         // (0, 0): left edge kept → image x 0 ... 4: red over blue.
@@ -673,14 +684,16 @@ final class GraphicsContextTests: XCTestCase {
         for mode in [ContentMode.scaleToFill, .aspectFill, .aspectFit] {
             // The region is square like the rect, so these three modes agree.
             let c = GraphicsContext(pixelWidth: 8, pixelHeight: 8)
-            c.draw(quadrants(width: 8, height: 4), in: CGRect(x: 0, y: 0, width: 8, height: 8),
-                   contentMode: mode, cropRect: crop)
+            c.draw(
+                quadrants(width: 8, height: 4), in: CGRect(x: 0, y: 0, width: 8, height: 8),
+                contentMode: mode, cropRect: crop)
             assertAllPixels(c.makeBitmap(), expected)
         }
         // At its own size (center), the featured half is the whole image: 4x4 at (2, 2) of (0, 0, 8, 8).
         let c = GraphicsContext(pixelWidth: 8, pixelHeight: 8)
-        c.draw(quadrants(width: 8, height: 4), in: CGRect(x: 0, y: 0, width: 8, height: 8),
-               contentMode: .center, cropRect: crop)
+        c.draw(
+            quadrants(width: 8, height: 4), in: CGRect(x: 0, y: 0, width: 8, height: 8),
+            contentMode: .center, cropRect: crop)
         assertAllPixels(c.makeBitmap()) { x, y in
             guard (2..<6).contains(x), (2..<6).contains(y) else { return Self.clear }
             return y < 4 ? Self.green : Self.yellow
@@ -752,8 +765,9 @@ final class GraphicsContextTests: XCTestCase {
         let sq = CGSize(width: 20, height: 20)
         XCTAssertEqual(ContentMode.aspectFit.frame(forContentSize: sq, in: r), CGRect(x: 35, y: 20, width: 50, height: 50))
         XCTAssertEqual(ContentMode.aspectFill.frame(forContentSize: sq, in: r), CGRect(x: 10, y: -5, width: 100, height: 100))
-        XCTAssertEqual(ContentMode.aspectFill.frame(forContentSize: sq, in: r, alignment: CGPoint(x: 0, y: 1)),
-                       CGRect(x: 10, y: -30, width: 100, height: 100))
+        XCTAssertEqual(
+            ContentMode.aspectFill.frame(forContentSize: sq, in: r, alignment: CGPoint(x: 0, y: 1)),
+            CGRect(x: 10, y: -30, width: 100, height: 100))
         XCTAssertEqual(ContentMode.scaleToFill.frame(forContentSize: sq, in: r), r)
         XCTAssertEqual(ContentMode.bottomRight.frame(forContentSize: sq, in: r), CGRect(x: 90, y: 50, width: 20, height: 20))
         XCTAssertEqual(ContentMode.allCases.count, 12)
@@ -766,26 +780,28 @@ final class GraphicsContextTests: XCTestCase {
     private func redBlueGradient(_ options: GradientDrawingOptions, alpha: CGFloat = 1) -> Bitmap {
         let c = GraphicsContext(pixelWidth: 10, pixelHeight: 1)
         c.alpha = alpha
-        c.drawLinearGradient(Gradient(colors: [.red, .blue]), from: CGPoint(x: 0.5, y: 0), to: CGPoint(x: 8.5, y: 0),
-                             options: options)
+        c.drawLinearGradient(
+            Gradient(colors: [.red, .blue]), from: CGPoint(x: 0.5, y: 0), to: CGPoint(x: 8.5, y: 0),
+            options: options)
         return c.makeBitmap()
     }
 
     func testTwoStopGradientValues() {
         let b = redBlueGradient([.drawsBeforeStart, .drawsAfterEnd])
         // t = i / 8: red 255 (1 - t), blue 255 t.
-        assertPixel(b, 0, 0, Self.red)                 // t 0: start colour
-        assertPixel(b, 2, 0, [191, 0, 64, 255])        // t 0.25: 191.25, 63.75
-        assertPixel(b, 4, 0, [128, 0, 128, 255])       // t 0.5: 127.5, 127.5 (middle)
-        assertPixel(b, 6, 0, [64, 0, 191, 255])        // t 0.75
-        assertPixel(b, 8, 0, Self.blue)                // t 1: end colour
-        assertPixel(b, 9, 0, Self.blue)                // past the end, extended
+        assertPixel(b, 0, 0, Self.red)  // t 0: start colour
+        assertPixel(b, 2, 0, [191, 0, 64, 255])  // t 0.25: 191.25, 63.75
+        assertPixel(b, 4, 0, [128, 0, 128, 255])  // t 0.5: 127.5, 127.5 (middle)
+        assertPixel(b, 6, 0, [64, 0, 191, 255])  // t 0.75
+        assertPixel(b, 8, 0, Self.blue)  // t 1: end colour
+        assertPixel(b, 9, 0, Self.blue)  // past the end, extended
         // The same gradient after translateBy(x: 2): from x -1.5 ... 6.5 in user space is again device
         // x 0.5 ... 8.5, so the same pixels.
         let c = GraphicsContext(pixelWidth: 10, pixelHeight: 1)
         c.translateBy(x: 2, y: 0)
-        c.drawLinearGradient(Gradient(colors: [.red, .blue]), from: CGPoint(x: -1.5, y: 0), to: CGPoint(x: 6.5, y: 0),
-                             options: [.drawsBeforeStart, .drawsAfterEnd])
+        c.drawLinearGradient(
+            Gradient(colors: [.red, .blue]), from: CGPoint(x: -1.5, y: 0), to: CGPoint(x: 6.5, y: 0),
+            options: [.drawsBeforeStart, .drawsAfterEnd])
         XCTAssertEqual(c.makeBitmap().pixels, b.pixels)
     }
 
@@ -813,8 +829,9 @@ final class GraphicsContextTests: XCTestCase {
         // without .drawsBeforeStart, filled red with it.
         func draw(_ options: GradientDrawingOptions) -> Bitmap {
             let c = GraphicsContext(pixelWidth: 10, pixelHeight: 1)
-            c.drawLinearGradient(Gradient(colors: [.red, .blue]), from: CGPoint(x: 3.5, y: 0),
-                                 to: CGPoint(x: 7.5, y: 0), options: options)
+            c.drawLinearGradient(
+                Gradient(colors: [.red, .blue]), from: CGPoint(x: 3.5, y: 0),
+                to: CGPoint(x: 7.5, y: 0), options: options)
             return c.makeBitmap()
         }
         let plain = draw([]), before = draw([.drawsBeforeStart])
@@ -822,7 +839,7 @@ final class GraphicsContextTests: XCTestCase {
             assertPixel(plain, x, 0, Self.clear)
             assertPixel(before, x, 0, Self.red)
         }
-        assertPixel(plain, 5, 0, [128, 0, 128, 255])   // t 0.5
+        assertPixel(plain, 5, 0, [128, 0, 128, 255])  // t 0.5
     }
 
     func testThreeStopGradient() {
@@ -833,13 +850,14 @@ final class GraphicsContextTests: XCTestCase {
             GradientStop(location: 0.25, color: .green),
         ])
         let c = GraphicsContext(pixelWidth: 10, pixelHeight: 1)
-        c.drawLinearGradient(gradient, from: CGPoint(x: 0.5, y: 0), to: CGPoint(x: 8.5, y: 0),
-                             options: [.drawsBeforeStart, .drawsAfterEnd])
+        c.drawLinearGradient(
+            gradient, from: CGPoint(x: 0.5, y: 0), to: CGPoint(x: 8.5, y: 0),
+            options: [.drawsBeforeStart, .drawsAfterEnd])
         let b = c.makeBitmap()
         assertPixel(b, 0, 0, Self.red)
-        assertPixel(b, 1, 0, [128, 128, 0, 255])   // t 0.125: halfway red → green, 127.5 each
-        assertPixel(b, 2, 0, Self.green)           // t 0.25: the middle stop
-        assertPixel(b, 5, 0, [0, 128, 128, 255])   // t 0.625: (0.625 - 0.25) / 0.75 = 0.5 green → blue
+        assertPixel(b, 1, 0, [128, 128, 0, 255])  // t 0.125: halfway red → green, 127.5 each
+        assertPixel(b, 2, 0, Self.green)  // t 0.25: the middle stop
+        assertPixel(b, 5, 0, [0, 128, 128, 255])  // t 0.625: (0.625 - 0.25) / 0.75 = 0.5 green → blue
         assertPixel(b, 8, 0, Self.blue)
 
         // Gradient(colors:) spaces three colours at 0, 0.5, 1.
@@ -851,8 +869,9 @@ final class GraphicsContextTests: XCTestCase {
         // still pure red when un-premultiplied. (Straight interpolation towards clear black would
         // give r 64 at a 128.)
         let c = GraphicsContext(pixelWidth: 10, pixelHeight: 1)
-        c.drawLinearGradient(Gradient(colors: [.red, .clear]), from: CGPoint(x: 0.5, y: 0), to: CGPoint(x: 8.5, y: 0),
-                             options: [.drawsBeforeStart, .drawsAfterEnd])
+        c.drawLinearGradient(
+            Gradient(colors: [.red, .clear]), from: CGPoint(x: 0.5, y: 0), to: CGPoint(x: 8.5, y: 0),
+            options: [.drawsBeforeStart, .drawsAfterEnd])
         let b = c.makeBitmap()
         assertPixel(b, 4, 0, [128, 0, 0, 128])
         assertPixel(b, 8, 0, Self.clear)
@@ -860,11 +879,12 @@ final class GraphicsContextTests: XCTestCase {
         // (Interpolating straight colours, then premultiplying, would let the white leak in: at t 0.5
         // (255, 127.5, 127.5) × 0.5 → (128, 64, 64, 128).)
         let d = GraphicsContext(pixelWidth: 10, pixelHeight: 1)
-        d.drawLinearGradient(Gradient(colors: [.red, Color(white: 1, alpha: 0)]), from: CGPoint(x: 0.5, y: 0),
-                             to: CGPoint(x: 8.5, y: 0), options: [.drawsBeforeStart, .drawsAfterEnd])
+        d.drawLinearGradient(
+            Gradient(colors: [.red, Color(white: 1, alpha: 0)]), from: CGPoint(x: 0.5, y: 0),
+            to: CGPoint(x: 8.5, y: 0), options: [.drawsBeforeStart, .drawsAfterEnd])
         let e = d.makeBitmap()
         assertPixel(e, 4, 0, [128, 0, 0, 128])
-        assertPixel(e, 2, 0, [191, 0, 0, 191])   // t 0.25: 255 * 0.75 = 191.25
+        assertPixel(e, 2, 0, [191, 0, 0, 191])  // t 0.25: 255 * 0.75 = 191.25
         assertPixel(e, 8, 0, Self.clear)
     }
 
@@ -872,8 +892,9 @@ final class GraphicsContextTests: XCTestCase {
         let c = GraphicsContext(pixelWidth: 10, pixelHeight: 1)
         c.clip(to: CGRect(x: 2, y: 0, width: 3, height: 1))
         c.alpha = 0.5
-        c.drawLinearGradient(Gradient(colors: [.red, .blue]), from: CGPoint(x: 0.5, y: 0), to: CGPoint(x: 8.5, y: 0),
-                             options: [.drawsBeforeStart, .drawsAfterEnd])
+        c.drawLinearGradient(
+            Gradient(colors: [.red, .blue]), from: CGPoint(x: 0.5, y: 0), to: CGPoint(x: 8.5, y: 0),
+            options: [.drawsBeforeStart, .drawsAfterEnd])
         let b = c.makeBitmap()
         // Only pixels 2 ... 4 are drawn, at half opacity: pixel 4 (127.5, 0, 127.5, 255) * 0.5
         // = (63.75, 0, 63.75, 127.5) → (64, 0, 64, 128); pixel 2 (191.25, 0, 63.75, 255) * 0.5
@@ -881,7 +902,7 @@ final class GraphicsContextTests: XCTestCase {
         assertAllPixels(b) { x, _ in
             switch x {
             case 2: return [96, 0, 32, 128]
-            case 3: return [80, 0, 48, 128]     // t 0.375: (159.375, 95.625) / 2 = 79.69, 47.81
+            case 3: return [80, 0, 48, 128]  // t 0.375: (159.375, 95.625) / 2 = 79.69, 47.81
             case 4: return [64, 0, 64, 128]
             default: return Self.clear
             }
@@ -893,8 +914,9 @@ final class GraphicsContextTests: XCTestCase {
         // y 0.5 ... 8.5, so device row j has t = j / 8 as in the horizontal case.
         let c = GraphicsContext(pixelWidth: 2, pixelHeight: 10, scale: 2)
         c.translateBy(x: 0, y: 0.25)
-        c.drawLinearGradient(Gradient(colors: [.red, .blue]), from: CGPoint(x: 0, y: 0), to: CGPoint(x: 0, y: 4),
-                             options: [.drawsBeforeStart, .drawsAfterEnd])
+        c.drawLinearGradient(
+            Gradient(colors: [.red, .blue]), from: CGPoint(x: 0, y: 0), to: CGPoint(x: 0, y: 4),
+            options: [.drawsBeforeStart, .drawsAfterEnd])
         let b = c.makeBitmap()
         for x in 0..<2 {
             assertPixel(b, x, 0, Self.red)
@@ -974,18 +996,21 @@ final class GraphicsContextTests: XCTestCase {
             c.clip(toRoundedRect: CGRect(x: 18, y: 18, width: 164, height: 72), cornerRadius: 8)
             c.draw(photo, in: CGRect(x: 18, y: 18, width: 164, height: 72), contentMode: .aspectFill)
             // A dark gradient over the photo's lower part.
-            c.drawLinearGradient(Gradient(colors: [Color(white: 0, alpha: 0), Color(white: 0, alpha: 0.6)]),
-                                 from: CGPoint(x: 0, y: 50), to: CGPoint(x: 0, y: 90), options: [.drawsAfterEnd])
+            c.drawLinearGradient(
+                Gradient(colors: [Color(white: 0, alpha: 0), Color(white: 0, alpha: 0.6)]),
+                from: CGPoint(x: 0, y: 50), to: CGPoint(x: 0, y: 90), options: [.drawsAfterEnd])
         }
         // A colour bar gradient with a translation.
         c.withSavedState {
             c.translateBy(x: 18, y: 98)
             c.clip(toRoundedRect: CGRect(x: 0, y: 0, width: 120, height: 10), cornerRadius: 5)
-            c.drawLinearGradient(Gradient(colors: [.orange, .red, Color(rgb8: 120, 40, 160)]),
-                                 from: .zero, to: CGPoint(x: 120, y: 0))
+            c.drawLinearGradient(
+                Gradient(colors: [.orange, .red, Color(rgb8: 120, 40, 160)]),
+                from: .zero, to: CGPoint(x: 120, y: 0))
         }
-        c.strokeRoundedRect(CGRect(x: 144, y: 96, width: 38, height: 26), cornerRadius: 6,
-                            with: Color(rgb8: 30, 90, 50), lineWidth: 1.5)
+        c.strokeRoundedRect(
+            CGRect(x: 144, y: 96, width: 38, height: 26), cornerRadius: 6,
+            with: Color(rgb8: 30, 90, 50), lineWidth: 1.5)
         c.fill(CGRect(x: 150.25, y: 107.25, width: 26, height: 4), with: Color(rgb8: 30, 90, 50, alpha: 0.5))
         c.strokeRoundedRect(card.insetBy(dx: 0.5, dy: 0.5), cornerRadius: 11.5, with: Color(white: 0.7), lineWidth: 1)
         c.stroke(CGRect(x: 18, y: 112, width: 110, height: 10), with: Color.blue.withAlpha(0.6), lineWidth: 1)
@@ -1003,8 +1028,9 @@ final class GraphicsContextOddInputTests: XCTestCase {
         context.draw(photo, in: CGRect(x: 0, y: 0, width: 0, height: 0), contentMode: .aspectFill)
         context.scaleBy(x: .nan, y: 1)
         context.translateBy(x: .infinity, y: 0)
-        context.drawLinearGradient(Gradient(colors: [.black, .clear]), from: .zero, to: CGPoint(x: 0, y: 10),
-                                   options: [.drawsBeforeStart, .drawsAfterEnd])
+        context.drawLinearGradient(
+            Gradient(colors: [.black, .clear]), from: .zero, to: CGPoint(x: 0, y: 10),
+            options: [.drawsBeforeStart, .drawsAfterEnd])
         context.fill(CGRect(x: CGFloat.nan, y: 0, width: 10, height: 10), with: .black)
         let result = context.makeBitmap()
         XCTAssertEqual(result.width, 32)
@@ -1012,8 +1038,9 @@ final class GraphicsContextOddInputTests: XCTestCase {
         // covers everything: black before its start.
         XCTAssertEqual(result.pixel(x: 5, y: 20).a, 255)
         XCTAssertEqual(GraphicsContext(size: CGSize(width: CGFloat.nan, height: 10)).pixelWidth, 0)
-        XCTAssertEqual(GraphicsContext(size: CGSize(width: 1e12, height: 1), scale: 1).pixelWidth,
-                       GraphicsContext.maximumPixelSide)
+        XCTAssertEqual(
+            GraphicsContext(size: CGSize(width: 1e12, height: 1), scale: 1).pixelWidth,
+            GraphicsContext.maximumPixelSide)
     }
 }
 
@@ -1050,8 +1077,9 @@ final class GraphicsContextQualityTests: XCTestCase {
         let b = c.makeBitmap()
         for y in 0..<12 {
             for x in 0..<17 {
-                XCTAssertEqual(Double(pixel(b, x, y)[3]) / 255, roundedCoverage(x, y, rect: rect, radius: 4),
-                               accuracy: 0.02, "\(x),\(y)")
+                XCTAssertEqual(
+                    Double(pixel(b, x, y)[3]) / 255, roundedCoverage(x, y, rect: rect, radius: 4),
+                    accuracy: 0.02, "\(x),\(y)")
             }
         }
     }
@@ -1137,27 +1165,36 @@ final class GraphicsContextQualityTests: XCTestCase {
             ctx.draw(photo, in: imageRect, contentMode: .aspectFill)
             ctx.withSavedState {
                 ctx.clip(to: imageRect)
-                ctx.drawLinearGradient(Gradient(colors: [Color(white: 0, alpha: 0.8), .clear]),
-                                       from: CGPoint(x: 0, y: imageRect.maxY), to: CGPoint(x: 0, y: imageRect.midY),
-                                       options: .drawsAfterEnd)
+                ctx.drawLinearGradient(
+                    Gradient(colors: [Color(white: 0, alpha: 0.8), .clear]),
+                    from: CGPoint(x: 0, y: imageRect.maxY), to: CGPoint(x: 0, y: imageRect.midY),
+                    options: .drawsAfterEnd)
             }
-            ctx.fillRoundedRect(CGRect(x: card.minX + 12, y: imageRect.maxY - 30, width: 90, height: 20), cornerRadius: 10,
-                                with: Color(red: 0.2, green: 0.6, blue: 0.3, alpha: 0.9))
+            ctx.fillRoundedRect(
+                CGRect(x: card.minX + 12, y: imageRect.maxY - 30, width: 90, height: 20), cornerRadius: 10,
+                with: Color(red: 0.2, green: 0.6, blue: 0.3, alpha: 0.9))
             for i in 0..<4 {
-                ctx.fill(CGRect(x: card.minX + 12, y: imageRect.maxY + 16 + CGFloat(i) * 14.5,
-                                width: 190 - CGFloat(i) * 30.25, height: 7.5), with: Color(white: 0.75))
+                ctx.fill(
+                    CGRect(
+                        x: card.minX + 12, y: imageRect.maxY + 16 + CGFloat(i) * 14.5,
+                        width: 190 - CGFloat(i) * 30.25, height: 7.5), with: Color(white: 0.75))
             }
             ctx.withSavedState {
-                ctx.clip(toRoundedRect: CGRect(x: card.minX + 12, y: card.maxY - 30, width: card.width - 24, height: 14),
-                         cornerRadius: 7)
-                let stops = [GradientStop(location: 0, color: .orange), GradientStop(location: 0.5, color: .red),
-                             GradientStop(location: 1, color: .blue)]
-                ctx.drawLinearGradient(Gradient(stops: stops), from: CGPoint(x: card.minX + 12, y: 0),
-                                       to: CGPoint(x: card.maxX - 12, y: 0))
+                ctx.clip(
+                    toRoundedRect: CGRect(x: card.minX + 12, y: card.maxY - 30, width: card.width - 24, height: 14),
+                    cornerRadius: 7)
+                let stops = [
+                    GradientStop(location: 0, color: .orange), GradientStop(location: 0.5, color: .red),
+                    GradientStop(location: 1, color: .blue),
+                ]
+                ctx.drawLinearGradient(
+                    Gradient(stops: stops), from: CGPoint(x: card.minX + 12, y: 0),
+                    to: CGPoint(x: card.maxX - 12, y: 0))
             }
             ctx.stroke(CGRect(x: card.maxX - 40, y: imageRect.maxY + 16, width: 24, height: 24), with: .blue, lineWidth: 2)
         }
-        ctx.strokeRoundedRect(card.insetBy(dx: 0.5, dy: 0.5), cornerRadius: 13.5, with: Color(white: 0, alpha: 0.25), lineWidth: 1)
+        ctx.strokeRoundedRect(
+            card.insetBy(dx: 0.5, dy: 0.5), cornerRadius: 13.5, with: Color(white: 0, alpha: 0.25), lineWidth: 1)
         return ctx.makeBitmap()
     }
 
@@ -1166,16 +1203,18 @@ final class GraphicsContextQualityTests: XCTestCase {
         let photo = try ImageDecoder.decode(contentsOf: Fixtures.imagesDirectory.appendingPathComponent("kingfisher.webp").path)
         XCTAssertEqual(photo.width, 1920)
         // The photo depends on the platform's WebP decoder: allow a few pixels off by a little.
-        GoldenImage.assertMatches(Self.drawCard(photo: photo, scale: 1), named: "GraphicsContext-card-1x",
-                                  tolerance: 3, maxDifferingFraction: 0.002)
+        GoldenImage.assertMatches(
+            Self.drawCard(photo: photo, scale: 1), named: "GraphicsContext-card-1x",
+            tolerance: 3, maxDifferingFraction: 0.002)
     }
 
     func testGoldenShapesAt2x() {
         // Shapes only, with fractional geometry, a non-uniform scale (elliptic corners) and alpha.
         let ctx = GraphicsContext(size: CGSize(width: 120, height: 80), scale: 2, fill: .white)
         ctx.fillRoundedRect(CGRect(x: 4.25, y: 4.25, width: 50, height: 30), cornerRadius: 8, with: Color(rgb8: 40, 120, 200))
-        ctx.strokeRoundedRect(CGRect(x: 60.5, y: 4.5, width: 55, height: 30), cornerRadius: 15, with: Color(rgb8: 200, 60, 40),
-                              lineWidth: 3)
+        ctx.strokeRoundedRect(
+            CGRect(x: 60.5, y: 4.5, width: 55, height: 30), cornerRadius: 15, with: Color(rgb8: 200, 60, 40),
+            lineWidth: 3)
         ctx.withSavedState {
             ctx.translateBy(x: 4, y: 40)
             ctx.scaleBy(x: 2, y: 1)
@@ -1184,8 +1223,9 @@ final class GraphicsContextQualityTests: XCTestCase {
         }
         ctx.withSavedState {
             ctx.clip(toRoundedRect: CGRect(x: 60, y: 40, width: 56, height: 36), cornerRadius: 18)
-            ctx.drawLinearGradient(Gradient(colors: [.yellow, Color(red: 0.5, green: 0, blue: 1, alpha: 0.5)]),
-                                   from: CGPoint(x: 60, y: 40), to: CGPoint(x: 116, y: 76))
+            ctx.drawLinearGradient(
+                Gradient(colors: [.yellow, Color(red: 0.5, green: 0, blue: 1, alpha: 0.5)]),
+                from: CGPoint(x: 60, y: 40), to: CGPoint(x: 116, y: 76))
             ctx.stroke(CGRect(x: 70.25, y: 50.25, width: 20, height: 10), with: .black, lineWidth: 0.5)
         }
         GoldenImage.assertMatches(ctx.makeBitmap(), named: "GraphicsContext-shapes-2x")

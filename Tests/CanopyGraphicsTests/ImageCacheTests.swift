@@ -15,15 +15,19 @@ final class ImageCacheTests: XCTestCase {
     // MARK: Keys and hits
 
     func testKeysRoundTargetsUpToWholePixels() {
-        XCTAssertEqual(ImageCache.Key(path: "a.jpg", fitting: CGSize(width: 319.5, height: 179.01)),
-                       ImageCache.Key(path: "a.jpg", fitting: CGSize(width: 320, height: 180)))
-        XCTAssertEqual(ImageCache.Key(path: "a.jpg", fitting: CGSize(width: CGFloat.nan, height: 1)),
-                       ImageCache.Key(path: "a.jpg", fitting: nil))
-        XCTAssertNotEqual(ImageCache.Key(path: "a.jpg", fitting: nil),
-                          ImageCache.Key(path: "a.jpg", fitting: CGSize(width: 320, height: 180)))
+        XCTAssertEqual(
+            ImageCache.Key(path: "a.jpg", fitting: CGSize(width: 319.5, height: 179.01)),
+            ImageCache.Key(path: "a.jpg", fitting: CGSize(width: 320, height: 180)))
+        XCTAssertEqual(
+            ImageCache.Key(path: "a.jpg", fitting: CGSize(width: CGFloat.nan, height: 1)),
+            ImageCache.Key(path: "a.jpg", fitting: nil))
+        XCTAssertNotEqual(
+            ImageCache.Key(path: "a.jpg", fitting: nil),
+            ImageCache.Key(path: "a.jpg", fitting: CGSize(width: 320, height: 180)))
         XCTAssertNotEqual(ImageCache.Key(path: "a.jpg", fitting: nil), ImageCache.Key(path: "b.jpg", fitting: nil))
-        XCTAssertEqual(ImageCache.Key(path: "a.jpg", fitting: CGSize(width: 320, height: 180)).description,
-                       "a.jpg (fitting 320 x 180)")
+        XCTAssertEqual(
+            ImageCache.Key(path: "a.jpg", fitting: CGSize(width: 320, height: 180)).description,
+            "a.jpg (fitting 320 x 180)")
     }
 
     func testHitsReturnTheSameInstanceWithoutLoading() throws {
@@ -72,8 +76,9 @@ final class ImageCacheTests: XCTestCase {
     func testTheCropIsPartOfTheKey() throws {
         let crop = ImageDecoder.Crop(x: 960, y: 0, width: 960, height: 540)
         XCTAssertNotEqual(ImageCache.Key(path: "a.jpg", fitting: nil), ImageCache.Key(path: "a.jpg", fitting: nil, crop: crop))
-        XCTAssertEqual(ImageCache.Key(path: "a.jpg", fitting: CGSize(width: 320, height: 180), crop: crop).description,
-                       "a.jpg (fitting 320 x 180, crop 960 x 540 at (960, 0))")
+        XCTAssertEqual(
+            ImageCache.Key(path: "a.jpg", fitting: CGSize(width: 320, height: 180), crop: crop).description,
+            "a.jpg (fitting 320 x 180, crop 960 x 540 at (960, 0))")
         let cache = ImageCache(capacityBytes: 16 << 20)
         let path = Self.imagesDirectory.appendingPathComponent("red-panda.jpg").path
         let whole = try cache.bitmap(contentsOf: path, fitting: CGSize(width: 320, height: 180))
@@ -164,8 +169,9 @@ final class ImageCacheTests: XCTestCase {
         }
         XCTAssertEqual(stalled.value, 0, "the other seven callers never waited for the load")
         XCTAssertEqual(loads.value, 1)
-        XCTAssertEqual(failures.withLock { $0 },
-                       Array(repeating: .truncatedData(path: "broken.jpg", format: .jpeg), count: 8))
+        XCTAssertEqual(
+            failures.withLock { $0 },
+            Array(repeating: .truncatedData(path: "broken.jpg", format: .jpeg), count: 8))
         XCTAssertEqual(cache.count, 0)
         // The next request tries again.
         let bitmap = try cache.bitmap(for: key) { () throws(ImageError) -> Bitmap in
@@ -282,7 +288,7 @@ final class ImageCacheRemovalTests: XCTestCase {
             firstDone.signal()
         }.start()
         XCTAssertEqual(firstStarted.wait(timeout: HangGuard.deadline), .success)
-        cache.removeBitmaps(forPath: "/photos/a.png") // the file changed while it was decoding
+        cache.removeBitmaps(forPath: "/photos/a.png")  // the file changed while it was decoding
         // On its own thread: had it joined the stale load it would wait for releaseFirst, which
         // only comes after it returns. (Hang guards, not timing checks: a second request that did
         // not join returns however slow the machine, and only one that joined waits them out.)

@@ -94,8 +94,9 @@ final class ImageDecoderTests: XCTestCase {
     }
 
     func testGreyAlphaPNGIsPremultiplied() throws {
-        let path = try convert(["-size", "8x8", "xc:rgba(64,64,64,0.5)", "-colorspace", "Gray", "-depth", "8"],
-                               "PNG:grey-alpha.png")
+        let path = try convert(
+            ["-size", "8x8", "xc:rgba(64,64,64,0.5)", "-colorspace", "Gray", "-depth", "8"],
+            "PNG:grey-alpha.png")
         XCTAssertEqual(try fileBytes(path)[25], 4, "colour type: grey + alpha")
         // 64 * 128 / 255 = 32.1
         assertPixel(try ImageDecoder.decode(contentsOf: path), 4, 4, (32, 32, 32, 128), tolerance: 1)
@@ -118,8 +119,11 @@ final class ImageDecoderTests: XCTestCase {
     }
 
     func testInterlacedPNG() throws {
-        let path = try convert(["-size", "16x8", "xc:#ff0000", "-size", "16x8", "xc:#0000ff", "-append",
-                                "-interlace", "PNG"], "PNG24:interlaced.png")
+        let path = try convert(
+            [
+                "-size", "16x8", "xc:#ff0000", "-size", "16x8", "xc:#0000ff", "-append",
+                "-interlace", "PNG",
+            ], "PNG24:interlaced.png")
         XCTAssertEqual(try fileBytes(path)[28], 1, "Adam7")
         let bitmap = try ImageDecoder.decode(contentsOf: path)
         XCTAssertEqual(bitmap.width, 16)
@@ -143,11 +147,15 @@ final class ImageDecoderTests: XCTestCase {
     }
 
     func testWebPWithAlphaIsPremultiplied() throws {
-        let lossless = try convert(["-size", "8x8", "xc:rgba(255,128,0,0.4)", "-define", "webp:lossless=true"],
-                                   "alpha-lossless.webp")
+        let lossless = try convert(
+            ["-size", "8x8", "xc:rgba(255,128,0,0.4)", "-define", "webp:lossless=true"],
+            "alpha-lossless.webp")
         assertPixel(try ImageDecoder.decode(contentsOf: lossless), 4, 4, (102, 51, 0, 102), tolerance: 1)
-        let lossy = try convert(["-size", "8x8", "xc:rgba(255,128,0,0.4)", "-define", "webp:lossless=false",
-                                 "-define", "webp:alpha-quality=100", "-quality", "95"], "alpha-lossy.webp")
+        let lossy = try convert(
+            [
+                "-size", "8x8", "xc:rgba(255,128,0,0.4)", "-define", "webp:lossless=false",
+                "-define", "webp:alpha-quality=100", "-quality", "95",
+            ], "alpha-lossy.webp")
         XCTAssertEqual(String(decoding: try fileBytes(lossy)[12..<16], as: UTF8.self), "VP8X")
         // Lossy colour may drift a little; the alpha is stored losslessly.
         assertPixel(try ImageDecoder.decode(contentsOf: lossy), 4, 4, (102, 51, 0, 102), tolerance: 4)
@@ -164,8 +172,9 @@ final class ImageDecoderTests: XCTestCase {
     }
 
     func testGIFTransparencyAndFrameOffset() throws {
-        let transparent = try convert(["-size", "8x8", "xc:none", "-fill", "#00ff00", "-draw", "rectangle 0,0 3,7"],
-                                      "transparent.gif")
+        let transparent = try convert(
+            ["-size", "8x8", "xc:none", "-fill", "#00ff00", "-draw", "rectangle 0,0 3,7"],
+            "transparent.gif")
         let bitmap = try ImageDecoder.decode(contentsOf: transparent)
         assertPixel(bitmap, 1, 4, (0, 255, 0, 255))
         assertPixel(bitmap, 6, 4, (0, 0, 0, 0))
@@ -202,8 +211,11 @@ final class ImageDecoderTests: XCTestCase {
     }
 
     func testCMYKJPEGBecomesRGB() throws {
-        let path = try convert(["-size", "16x16", "xc:#ff0000", "-size", "16x16", "xc:#0000ff", "-append",
-                                "-colorspace", "CMYK", "-quality", "95"], "cmyk.jpg")
+        let path = try convert(
+            [
+                "-size", "16x16", "xc:#ff0000", "-size", "16x16", "xc:#0000ff", "-append",
+                "-colorspace", "CMYK", "-quality", "95",
+            ], "cmyk.jpg")
         XCTAssertEqual(try jpegComponents(path), 4)
         let bitmap = try ImageDecoder.decode(contentsOf: path)
         assertPixel(bitmap, 8, 4, (255, 0, 0, 255), tolerance: 4)
@@ -217,8 +229,11 @@ final class ImageDecoderTests: XCTestCase {
     }
 
     func testProgressiveJPEGOfKnownColours() throws {
-        let path = try convert(["-size", "32x16", "xc:#ffff00", "-size", "32x16", "xc:#00ffff", "-append",
-                                "-interlace", "JPEG", "-quality", "95"], "progressive.jpg")
+        let path = try convert(
+            [
+                "-size", "32x16", "xc:#ffff00", "-size", "32x16", "xc:#00ffff", "-append",
+                "-interlace", "JPEG", "-quality", "95",
+            ], "progressive.jpg")
         let bitmap = try ImageDecoder.decode(contentsOf: path)
         assertPixel(bitmap, 16, 4, (255, 255, 0, 255), tolerance: 4)
         assertPixel(bitmap, 16, 28, (0, 255, 255, 255), tolerance: 4)
@@ -313,8 +328,9 @@ final class ImageDecoderTests: XCTestCase {
         let full = try ImageDecoder.decode(contentsOf: path)
         // 1/4 in the DCT domain alone; then 1/2 followed by an area average to 1/3.
         for factor in [4, 3] {
-            let small = try ImageDecoder.decode(contentsOf: path,
-                                                fitting: CGSize(width: 1920 / factor, height: 1080 / factor))
+            let small = try ImageDecoder.decode(
+                contentsOf: path,
+                fitting: CGSize(width: 1920 / factor, height: 1080 / factor))
             XCTAssertEqual([small.width, small.height], [1920 / factor, 1080 / factor])
             let difference = compare(small, boxAverage(full, factor: factor))
             // Scaled IDCTs are not box filters: close on average, apart at a few sharp edges.
@@ -393,8 +409,9 @@ final class ImageDecoderTests: XCTestCase {
     func testALossyWebPCropAtOddCoordinatesGrowsByOnePixelAndIsNotResampled() throws {
         let path = photo("kingfisher.webp")
         let full = try ImageDecoder.decode(contentsOf: path)
-        let part = try ImageDecoder.decode(contentsOf: path, fitting: nil,
-                                           cropping: ImageDecoder.Crop(x: 101, y: 37, width: 203, height: 61))
+        let part = try ImageDecoder.decode(
+            contentsOf: path, fitting: nil,
+            cropping: ImageDecoder.Crop(x: 101, y: 37, width: 203, height: 61))
         XCTAssertEqual([part.width, part.height], [204, 62])
         var worst = 0
         for y in 0..<62 {
@@ -412,8 +429,9 @@ final class ImageDecoderTests: XCTestCase {
         let path = photo("kingfisher.webp")
         let full = try ImageDecoder.decode(contentsOf: path)
         // 640 x 360 from (640, 360), a quarter: 160 x 90.
-        let part = try ImageDecoder.decode(contentsOf: path, fitting: CGSize(width: 160, height: 90),
-                                           cropping: ImageDecoder.Crop(x: 640, y: 360, width: 640, height: 360))
+        let part = try ImageDecoder.decode(
+            contentsOf: path, fitting: CGSize(width: 160, height: 90),
+            cropping: ImageDecoder.Crop(x: 640, y: 360, width: 640, height: 360))
         XCTAssertEqual([part.width, part.height], [160, 90])
         let reference = boxAverage(full, factor: 4)
         var total = 0
@@ -429,16 +447,20 @@ final class ImageDecoderTests: XCTestCase {
     func testCropsAreClampedAndAnEmptyOneIsUnsupported() throws {
         let path = try stripes("PNG24:clamp.png")
         // Over the right and top edges: the part inside, 40 x 20 of the last (black) stripe.
-        let clamped = try ImageDecoder.decode(contentsOf: path, fitting: nil,
-                                              cropping: ImageDecoder.Crop(x: 360, y: -5, width: 100, height: 100))
+        let clamped = try ImageDecoder.decode(
+            contentsOf: path, fitting: nil,
+            cropping: ImageDecoder.Crop(x: 360, y: -5, width: 100, height: 100))
         XCTAssertEqual([clamped.width, clamped.height], [40, 20])
         assertPixel(clamped, 0, 0, (0, 0, 0, 255))
         // The whole image is the same as no crop.
-        let all = try ImageDecoder.decode(contentsOf: path, fitting: CGSize(width: 40, height: 2),
-                                          cropping: ImageDecoder.Crop(x: 0, y: 0, width: 400, height: 20))
+        let all = try ImageDecoder.decode(
+            contentsOf: path, fitting: CGSize(width: 40, height: 2),
+            cropping: ImageDecoder.Crop(x: 0, y: 0, width: 400, height: 20))
         XCTAssertEqual(all.pixels, try ImageDecoder.decode(contentsOf: path, fitting: CGSize(width: 40, height: 2)).pixels)
-        for crop in [ImageDecoder.Crop(x: 400, y: 0, width: 10, height: 10), ImageDecoder.Crop(x: 0, y: 0, width: 0, height: 5),
-                     ImageDecoder.Crop(x: Int.max, y: Int.max, width: Int.max, height: Int.max)] {
+        for crop in [
+            ImageDecoder.Crop(x: 400, y: 0, width: 10, height: 10), ImageDecoder.Crop(x: 0, y: 0, width: 0, height: 5),
+            ImageDecoder.Crop(x: Int.max, y: Int.max, width: Int.max, height: Int.max),
+        ] {
             XCTAssertThrowsError(try ImageDecoder.decode(contentsOf: path, fitting: nil, cropping: crop), "\(crop)") { error in
                 guard case .unsupported = error as? ImageError else { return XCTFail("\(error)") }
             }
@@ -451,8 +473,9 @@ final class ImageDecoderTests: XCTestCase {
         let path = try convert(["-size", "12000x1000", "gradient:#ff0000-#0000ff"], "PNG24:wide.png")
         let resetPeak = (try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)) != nil
         let before = Self.peakResidentBytes()
-        let part = try ImageDecoder.decode(contentsOf: path, fitting: CGSize(width: 600, height: 500),
-                                           cropping: ImageDecoder.Crop(x: 6000, y: 0, width: 1200, height: 1000))
+        let part = try ImageDecoder.decode(
+            contentsOf: path, fitting: CGSize(width: 600, height: 500),
+            cropping: ImageDecoder.Crop(x: 6000, y: 0, width: 1200, height: 1000))
         let growth = Self.peakResidentBytes() - before
         XCTAssertEqual([part.width, part.height], [600, 500])
         if resetPeak {
@@ -462,9 +485,12 @@ final class ImageDecoderTests: XCTestCase {
 
     func testBigJPEGDecodesFittingWithoutTheFullImage() throws {
         // 8000 x 4500 (16 : 9): 1/8 in the DCT domain, then 1000 x 563 area-averaged to 320 x 180.
-        let path = try convert(["-size", "8000x4500", "radial-gradient:#ffff00-#008000",
-                                "(", "-size", "8000x4500", "pattern:checkerboard", ")",
-                                "-compose", "multiply", "-composite", "-quality", "90"], "big.jpg")
+        let path = try convert(
+            [
+                "-size", "8000x4500", "radial-gradient:#ffff00-#008000",
+                "(", "-size", "8000x4500", "pattern:checkerboard", ")",
+                "-compose", "multiply", "-composite", "-quality", "90",
+            ], "big.jpg")
         // Peak memory while decoding to fit: reset the process's high-water mark (Linux:
         // clear_refs), decode, read it again. The full image would be 8000 * 4500 * 4 = 144 MB.
         let resetPeak = (try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)) != nil
@@ -571,12 +597,17 @@ final class ImageDecoderTests: XCTestCase {
     }
 
     func testTruncatedFilesOfEveryFormat() throws {
-        let gif = try convert(["-size", "64x64", "gradient:#ff0000-#0000ff", "(", "-size", "64x64",
-                               "pattern:checkerboard", ")", "-compose", "multiply", "-composite"], "big.gif")
-        let interlaced = try convert(["-size", "64x64", "gradient:#ff0000-#0000ff", "-interlace", "PNG"],
-                                     "PNG24:interlaced.png")
-        let lossless = try convert(["-size", "64x64", "gradient:#ff0000-#0000ff", "-define", "webp:lossless=true"],
-                                   "lossless.webp")
+        let gif = try convert(
+            [
+                "-size", "64x64", "gradient:#ff0000-#0000ff", "(", "-size", "64x64",
+                "pattern:checkerboard", ")", "-compose", "multiply", "-composite",
+            ], "big.gif")
+        let interlaced = try convert(
+            ["-size", "64x64", "gradient:#ff0000-#0000ff", "-interlace", "PNG"],
+            "PNG24:interlaced.png")
+        let lossless = try convert(
+            ["-size", "64x64", "gradient:#ff0000-#0000ff", "-define", "webp:lossless=true"],
+            "lossless.webp")
         let cases: [(String, ImageFormat)] = [
             (photo("red-panda.jpg"), .jpeg), (photo("proboscis-monkey.jpg"), .jpeg),
             (photo("garden-lizard.png"), .png), (interlaced, .png),
@@ -588,8 +619,9 @@ final class ImageDecoderTests: XCTestCase {
             let name = "half-" + URL(fileURLWithPath: source).lastPathComponent
             let path = try write(Array(bytes.prefix(bytes.count / 2)), name)
             for target in [nil, CGSize(width: 16, height: 16)] {
-                XCTAssertEqual(decodeError(path, fitting: target), .truncatedData(path: path, format: format),
-                               "\(name) fitting \(String(describing: target))")
+                XCTAssertEqual(
+                    decodeError(path, fitting: target), .truncatedData(path: path, format: format),
+                    "\(name) fitting \(String(describing: target))")
             }
         }
         let cut = try write(Array(try fileBytes(photo("red-panda.jpg")).prefix(100_000)), "cut.jpg")
@@ -652,22 +684,26 @@ final class ImageDecoderTests: XCTestCase {
         XCTAssertEqual(limit, 64_000_000)
         let interlaced = try write(pngHeader(width: 9_000, height: 9_000, interlaced: true), "interlaced.png")
         XCTAssertEqual(decodeError(interlaced), .tooLarge(path: interlaced, width: 9_000, height: 9_000, limit: limit))
-        XCTAssertEqual(decodeError(interlaced, fitting: CGSize(width: 10, height: 10)),
-                       .tooLarge(path: interlaced, width: 9_000, height: 9_000, limit: limit))
-        XCTAssertEqual(decodeError(interlaced)?.description,
-                       "interlaced.png: too large (9000 x 9000 px; the limit is 64000000 pixels for this image)")
+        XCTAssertEqual(
+            decodeError(interlaced, fitting: CGSize(width: 10, height: 10)),
+            .tooLarge(path: interlaced, width: 9_000, height: 9_000, limit: limit))
+        XCTAssertEqual(
+            decodeError(interlaced)?.description,
+            "interlaced.png: too large (9000 x 9000 px; the limit is 64000000 pixels for this image)")
         let gif = try write(Array("GIF89a".utf8) + [0x28, 0x23, 0x28, 0x23, 0, 0, 0, 0x3B], "big.gif")  // 9000 x 9000
         XCTAssertEqual(decodeError(gif), .tooLarge(path: gif, width: 9_000, height: 9_000, limit: limit))
         let progressive = try write(progressiveJPEGHeader(width: 9_000, height: 9_000), "big.jpg")
-        XCTAssertEqual(decodeError(progressive, fitting: CGSize(width: 10, height: 10)),
-                       .tooLarge(path: progressive, width: 9_000, height: 9_000, limit: limit))
+        XCTAssertEqual(
+            decodeError(progressive, fitting: CGSize(width: 10, height: 10)),
+            .tooLarge(path: progressive, width: 9_000, height: 9_000, limit: limit))
         // The same header as a baseline frame streams: not refused for its size (it is cut short).
         var baseline = progressiveJPEGHeader(width: 9_000, height: 9_000)
         baseline[baseline.firstIndex(of: 0xC2)!] = 0xC0
         baseline[baseline.count - 2] = 63  // a sequential scan covers coefficients 0 to 63
         let sequential = try write(baseline, "sequential.jpg")
-        XCTAssertEqual(decodeError(sequential, fitting: CGSize(width: 10, height: 10)),
-                       .truncatedData(path: sequential, format: .jpeg))
+        XCTAssertEqual(
+            decodeError(sequential, fitting: CGSize(width: 10, height: 10)),
+            .truncatedData(path: sequential, format: .jpeg))
     }
 
     func testLosslessJPEGIsUnsupported() throws {
@@ -675,8 +711,9 @@ final class ImageDecoderTests: XCTestCase {
         bytes[bytes.firstIndex(of: 0xC2)!] = 0xC3  // SOF3: lossless
         let path = try write(bytes, "lossless.jpg")
         XCTAssertEqual(decodeError(path), .unsupported(path: path, reason: "Unsupported JPEG process: SOF type 0xc3"))
-        XCTAssertEqual(decodeError(path)?.description,
-                       "lossless.jpg: unsupported image (Unsupported JPEG process: SOF type 0xc3)")
+        XCTAssertEqual(
+            decodeError(path)?.description,
+            "lossless.jpg: unsupported image (Unsupported JPEG process: SOF type 0xc3)")
     }
 
     // MARK: Helpers
@@ -718,8 +755,12 @@ final class ImageDecoderTests: XCTestCase {
     /// RGBA bytes of a patch as ImageMagick decodes it.
     private func magickPixels(_ path: String, x: Int, y: Int, width: Int, height: Int) throws -> [UInt8] {
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: Self.convertPath), "ImageMagick is missing")
-        let bytes = try run(Self.convertPath, [path, "-crop", "\(width)x\(height)+\(x)+\(y)", "+repage",
-                                               "-depth", "8", "rgba:-"])
+        let bytes = try run(
+            Self.convertPath,
+            [
+                path, "-crop", "\(width)x\(height)+\(x)+\(y)", "+repage",
+                "-depth", "8", "rgba:-",
+            ])
         XCTAssertEqual(bytes.count, width * height * 4)
         return bytes
     }
@@ -734,14 +775,17 @@ final class ImageDecoderTests: XCTestCase {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw NSError(domain: "convert", code: Int(process.terminationStatus),
-                          userInfo: [NSLocalizedDescriptionKey: "\(executable) \(arguments) failed"])
+            throw NSError(
+                domain: "convert", code: Int(process.terminationStatus),
+                userInfo: [NSLocalizedDescriptionKey: "\(executable) \(arguments) failed"])
         }
         return [UInt8](data)
     }
 
-    private func assertPixel(_ bitmap: Bitmap, _ x: Int, _ y: Int, _ expected: (Int, Int, Int, Int),
-                             tolerance: Int = 0, file: StaticString = #filePath, line: UInt = #line) {
+    private func assertPixel(
+        _ bitmap: Bitmap, _ x: Int, _ y: Int, _ expected: (Int, Int, Int, Int),
+        tolerance: Int = 0, file: StaticString = #filePath, line: UInt = #line
+    ) {
         guard x < bitmap.width, y < bitmap.height else {
             return XCTFail("(\(x), \(y)) outside \(bitmap.width) x \(bitmap.height)", file: file, line: line)
         }
@@ -749,12 +793,15 @@ final class ImageDecoderTests: XCTestCase {
         let actual = [Int(p.r), Int(p.g), Int(p.b), Int(p.a)]
         let wanted = [expected.0, expected.1, expected.2, expected.3]
         let worst = zip(actual, wanted).map { abs($0 - $1) }.max() ?? 0
-        XCTAssertLessThanOrEqual(worst, tolerance, "pixel (\(x), \(y)) is \(actual), expected \(wanted)",
-                                 file: file, line: line)
+        XCTAssertLessThanOrEqual(
+            worst, tolerance, "pixel (\(x), \(y)) is \(actual), expected \(wanted)",
+            file: file, line: line)
     }
 
-    private func largestDifference(_ bitmap: Bitmap, x: Int, y: Int, width: Int, height: Int,
-                                   expected: [UInt8]) -> Int {
+    private func largestDifference(
+        _ bitmap: Bitmap, x: Int, y: Int, width: Int, height: Int,
+        expected: [UInt8]
+    ) -> Int {
         var worst = 0
         for row in 0..<height {
             for column in 0..<width {
@@ -855,8 +902,10 @@ final class ImageDecoderTests: XCTestCase {
     private func progressiveJPEGHeader(width: Int, height: Int) -> [UInt8] {
         var bytes: [UInt8] = [0xFF, 0xD8]
         bytes += [0xFF, 0xDB, 0x00, 0x43, 0x00] + [UInt8](repeating: 1, count: 64)
-        bytes += [0xFF, 0xC2, 0x00, 0x0B, 0x08, UInt8(height >> 8), UInt8(height & 0xFF),
-                  UInt8(width >> 8), UInt8(width & 0xFF), 0x01, 0x01, 0x11, 0x00]
+        bytes += [
+            0xFF, 0xC2, 0x00, 0x0B, 0x08, UInt8(height >> 8), UInt8(height & 0xFF),
+            UInt8(width >> 8), UInt8(width & 0xFF), 0x01, 0x01, 0x11, 0x00,
+        ]
         // A DC-only Huffman table with one code.
         bytes += [0xFF, 0xC4, 0x00, 0x14, 0x00, 0x01] + [UInt8](repeating: 0, count: 15) + [0x00]
         bytes += [0xFF, 0xDA, 0x00, 0x08, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00]

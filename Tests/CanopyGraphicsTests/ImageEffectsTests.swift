@@ -37,8 +37,10 @@ final class ImageEffectsTests: XCTestCase {
     }
 
     /// A bitmap whose pixel (x, y) is `color(x, y)`, premultiplied bytes.
-    private func bitmap(width: Int, height: Int, scale: CGFloat = 1,
-                        _ color: (Int, Int) -> (UInt8, UInt8, UInt8, UInt8)) -> Bitmap {
+    private func bitmap(
+        width: Int, height: Int, scale: CGFloat = 1,
+        _ color: (Int, Int) -> (UInt8, UInt8, UInt8, UInt8)
+    ) -> Bitmap {
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
         for y in 0..<height {
             for x in 0..<width {
@@ -95,14 +97,14 @@ final class ImageEffectsTests: XCTestCase {
 
     func testBoxSizeFollowsTheRecipe() {
         // floor(r * 3 * sqrt(2 pi) / 4 + 0.5), with 3 sqrt(2 pi) / 4 = 1.879971..., made odd:
-        XCTAssertEqual(ImageEffects.boxSize(forInputRadius: 30), 57)   // 56.40 + 0.5 = 56.90 -> 56 -> 57
+        XCTAssertEqual(ImageEffects.boxSize(forInputRadius: 30), 57)  // 56.40 + 0.5 = 56.90 -> 56 -> 57
         XCTAssertEqual(ImageEffects.boxSize(forInputRadius: 60), 113)  // 112.80 + 0.5 = 113.30 -> 113, odd
-        XCTAssertEqual(ImageEffects.boxSize(forInputRadius: 20), 39)   // 37.60 + 0.5 = 38.10 -> 38 -> 39
-        XCTAssertEqual(ImageEffects.boxSize(forInputRadius: 10), 19)   // 18.80 + 0.5 = 19.30 -> 19, odd
-        XCTAssertEqual(ImageEffects.boxSize(forInputRadius: 5), 9)     // 9.40 + 0.5 = 9.90 -> 9, odd
-        XCTAssertEqual(ImageEffects.boxSize(forInputRadius: 3), 7)     // 5.64 + 0.5 = 6.14 -> 6 -> 7
-        XCTAssertEqual(ImageEffects.boxSize(forInputRadius: 1), 3)     // 1.88 + 0.5 = 2.38 -> 2 -> 3
-        XCTAssertEqual(ImageEffects.boxSize(forInputRadius: 0.3), 1)   // 0.56 + 0.5 = 1.06 -> 1, odd
+        XCTAssertEqual(ImageEffects.boxSize(forInputRadius: 20), 39)  // 37.60 + 0.5 = 38.10 -> 38 -> 39
+        XCTAssertEqual(ImageEffects.boxSize(forInputRadius: 10), 19)  // 18.80 + 0.5 = 19.30 -> 19, odd
+        XCTAssertEqual(ImageEffects.boxSize(forInputRadius: 5), 9)  // 9.40 + 0.5 = 9.90 -> 9, odd
+        XCTAssertEqual(ImageEffects.boxSize(forInputRadius: 3), 7)  // 5.64 + 0.5 = 6.14 -> 6 -> 7
+        XCTAssertEqual(ImageEffects.boxSize(forInputRadius: 1), 3)  // 1.88 + 0.5 = 2.38 -> 2 -> 3
+        XCTAssertEqual(ImageEffects.boxSize(forInputRadius: 0.3), 1)  // 0.56 + 0.5 = 1.06 -> 1, odd
         XCTAssertEqual(ImageEffects.boxSize(forInputRadius: 0.25), 1)  // 0.47 + 0.5 = 0.97 -> 0 -> 1
         XCTAssertEqual(ImageEffects.boxSize(forInputRadius: .nan), 1)
     }
@@ -145,17 +147,23 @@ final class ImageEffectsTests: XCTestCase {
                 var impulse = [UInt16](repeating: 0, count: count * 4)
                 impulse[centre * 4] = UInt16(full)
                 var plane = ImageEffects.Plane(width: vertical ? 1 : count, height: vertical ? count : 1, values: impulse)
-                XCTAssertTrue(ImageEffects.boxBlur(&plane, horizontalSizes: vertical ? [] : [size, size, size],
-                                                   verticalSizes: vertical ? [size, size, size] : [], isCancelled: { false }))
+                XCTAssertTrue(
+                    ImageEffects.boxBlur(
+                        &plane, horizontalSizes: vertical ? [] : [size, size, size],
+                        verticalSizes: vertical ? [size, size, size] : [], isCancelled: { false }))
                 let impulseError = (0..<count).map { abs(Double(plane.values[$0 * 4]) - kernel[$0] * full) }.max()!
                 XCTAssertLessThanOrEqual(impulseError / peak, 0.035, "impulse, sigma \(sigma), vertical \(vertical)")
                 XCTAssertEqual(Double(plane.values[centre * 4]), peak, accuracy: 0.035 * peak)
 
                 // Step (0 before the centre, full after), far from the ends.
-                let stepValues = (0..<count).flatMap { x -> [UInt16] in x <= centre ? [0, 0, 0, 0] : [65280, 65280, 65280, 65280] }
+                let stepValues = (0..<count).flatMap { x -> [UInt16] in
+                    x <= centre ? [0, 0, 0, 0] : [65280, 65280, 65280, 65280]
+                }
                 var stepPlane = ImageEffects.Plane(width: vertical ? 1 : count, height: vertical ? count : 1, values: stepValues)
-                XCTAssertTrue(ImageEffects.boxBlur(&stepPlane, horizontalSizes: vertical ? [] : [size, size, size],
-                                                   verticalSizes: vertical ? [size, size, size] : [], isCancelled: { false }))
+                XCTAssertTrue(
+                    ImageEffects.boxBlur(
+                        &stepPlane, horizontalSizes: vertical ? [] : [size, size, size],
+                        verticalSizes: vertical ? [size, size, size] : [], isCancelled: { false }))
                 let stepError = (0..<count).map { abs(Double(stepPlane.values[$0 * 4]) - gaussianStep[$0]) }.max()!
                 XCTAssertLessThanOrEqual(stepError / full, 0.01, "step, sigma \(sigma), vertical \(vertical)")
             }
@@ -167,9 +175,11 @@ final class ImageEffectsTests: XCTestCase {
         for colour in [(UInt8(37), UInt8(140), UInt8(201), UInt8(255)), (60, 20, 90, 128)] {
             let flat = bitmap(width: 330, height: 410, scale: 2) { _, _ in colour }
             for minimum in [ImageEffects.minimumDownscaledSigma, nil] {
-                let blurred = try XCTUnwrap(ImageEffects.blur(flat, radius: 30, tintColor: nil, saturationDeltaFactor: 1,
-                                                              maskImage: nil, minimumDownscaledSigma: minimum,
-                                                              isCancelled: { false }))
+                let blurred = try XCTUnwrap(
+                    ImageEffects.blur(
+                        flat, radius: 30, tintColor: nil, saturationDeltaFactor: 1,
+                        maskImage: nil, minimumDownscaledSigma: minimum,
+                        isCancelled: { false }))
                 XCTAssertEqual(blurred.pixels, flat.pixels, "colour \(colour), downscaling bound \(String(describing: minimum))")
             }
         }
@@ -182,9 +192,11 @@ final class ImageEffectsTests: XCTestCase {
         let width = 240, height = 40
         let halves = bitmap(width: width, height: height) { x, _ in x < width / 2 ? (255, 255, 255, 255) : (0, 0, 0, 255) }
         for minimum in [ImageEffects.minimumDownscaledSigma, nil] {
-            let blurred = try XCTUnwrap(ImageEffects.blur(halves, radius: 30, tintColor: nil, saturationDeltaFactor: 1,
-                                                          maskImage: nil, minimumDownscaledSigma: minimum,
-                                                          isCancelled: { false }))
+            let blurred = try XCTUnwrap(
+                ImageEffects.blur(
+                    halves, radius: 30, tintColor: nil, saturationDeltaFactor: 1,
+                    maskImage: nil, minimumDownscaledSigma: minimum,
+                    isCancelled: { false }))
             for y in [0, height / 2, height - 1] {
                 XCTAssertEqual(rgba(blurred, 0, y), [255, 255, 255, 255])
                 XCTAssertEqual(rgba(blurred, width - 1, y), [0, 0, 0, 255])
@@ -232,9 +244,11 @@ final class ImageEffectsTests: XCTestCase {
     func testSaturationMatrixIsDerivedFromLumaWeights() {
         let m = ImageEffects.saturationMatrix(1.8)
         // R row: (0.2126 + 0.7874 s, 0.7152 - 0.7152 s, 0.0722 - 0.0722 s).
-        let expected: [Double] = [0.2126 + 0.7874 * 1.8, 0.7152 - 0.7152 * 1.8, 0.0722 - 0.0722 * 1.8,
-                                  0.2126 - 0.2126 * 1.8, 0.7152 + 0.2848 * 1.8, 0.0722 - 0.0722 * 1.8,
-                                  0.2126 - 0.2126 * 1.8, 0.7152 - 0.7152 * 1.8, 0.0722 + 0.9278 * 1.8]
+        let expected: [Double] = [
+            0.2126 + 0.7874 * 1.8, 0.7152 - 0.7152 * 1.8, 0.0722 - 0.0722 * 1.8,
+            0.2126 - 0.2126 * 1.8, 0.7152 + 0.2848 * 1.8, 0.0722 - 0.0722 * 1.8,
+            0.2126 - 0.2126 * 1.8, 0.7152 - 0.7152 * 1.8, 0.0722 + 0.9278 * 1.8,
+        ]
         for i in 0..<9 { XCTAssertEqual(Double(m[i]), expected[i], accuracy: 1e-6, "entry \(i)") }
     }
 
@@ -268,8 +282,9 @@ final class ImageEffectsTests: XCTestCase {
             // = (157.29, 119.49, 94.29); on black: 38.25.
             for y in 0..<16 {
                 for x in 0..<16 {
-                    XCTAssertEqual(rgba(out, x, y), (x + y) % 2 == 0 ? [157, 119, 94, 255] : [38, 38, 38, 255],
-                                   "(\(x), \(y)) at radius \(radius)")
+                    XCTAssertEqual(
+                        rgba(out, x, y), (x + y) % 2 == 0 ? [157, 119, 94, 255] : [38, 38, 38, 255],
+                        "(\(x), \(y)) at radius \(radius)")
                 }
             }
         }
@@ -287,8 +302,10 @@ final class ImageEffectsTests: XCTestCase {
 
         // A mask of the image's size: opaque on the left half, clear on the right, half at the bottom.
         let mask = bitmap(width: 64, height: 48) { x, y in y >= 40 ? (0, 0, 0, 128) : x < 32 ? (0, 0, 0, 255) : (0, 0, 0, 0) }
-        let masked = try XCTUnwrap(ImageEffects.blur(stripes, radius: 4, tintColor: cardTint, saturationDeltaFactor: 1.8,
-                                                     maskImage: mask))
+        let masked = try XCTUnwrap(
+            ImageEffects.blur(
+                stripes, radius: 4, tintColor: cardTint, saturationDeltaFactor: 1.8,
+                maskImage: mask))
         for y in 0..<48 {
             for x in 0..<64 {
                 let original = rgba(stripes, x, y), blurred = rgba(effect, x, y), out = rgba(masked, x, y)
@@ -306,8 +323,10 @@ final class ImageEffectsTests: XCTestCase {
 
         // A 2 x 1 mask (opaque, clear) is stretched: left quarter effect, right quarter original.
         let small = Bitmap(width: 2, height: 1, pixels: [0, 0, 0, 255, 0, 0, 0, 0])
-        let stretched = try XCTUnwrap(ImageEffects.blur(stripes, radius: 4, tintColor: cardTint, saturationDeltaFactor: 1.8,
-                                                        maskImage: small))
+        let stretched = try XCTUnwrap(
+            ImageEffects.blur(
+                stripes, radius: 4, tintColor: cardTint, saturationDeltaFactor: 1.8,
+                maskImage: small))
         for y in 0..<48 {
             for x in 0..<16 { XCTAssertEqual(rgba(stretched, x, y), rgba(effect, x, y)) }
             for x in 48..<64 { XCTAssertEqual(rgba(stretched, x, y), rgba(stripes, x, y)) }
@@ -350,8 +369,9 @@ final class ImageEffectsTests: XCTestCase {
         let photo = try crop(photo("red-panda.jpg"), width: 320, height: 480, scale: 2)  // shrunk path
         for minimum in [ImageEffects.minimumDownscaledSigma, nil] {
             let run = { (counter: PollCounter) in
-                ImageEffects.blur(photo, radius: 30, tintColor: self.cardTint, saturationDeltaFactor: 1.8, maskImage: photo,
-                                  minimumDownscaledSigma: minimum, isCancelled: counter.poll)
+                ImageEffects.blur(
+                    photo, radius: 30, tintColor: self.cardTint, saturationDeltaFactor: 1.8, maskImage: photo,
+                    minimumDownscaledSigma: minimum, isCancelled: counter.poll)
             }
             let uncancelled = PollCounter(cancelAt: nil)
             XCTAssertNotNil(run(uncancelled))
@@ -411,13 +431,18 @@ final class ImageEffectsTests: XCTestCase {
     func testDownscaledPathMatchesFullResolution() throws {
         for name in ["red-panda.jpg", "kingfisher.webp"] {
             let source = try photo(name)
-            let cards = [crop(source, width: 320, height: 480, shrink: 2, scale: 1),
-                         crop(source, width: 640, height: 960, scale: 2)]
+            let cards = [
+                crop(source, width: 320, height: 480, shrink: 2, scale: 1),
+                crop(source, width: 640, height: 960, scale: 2),
+            ]
             for card in cards {
                 for (tint, saturation) in [(Optional(cardTint), CGFloat(1.8)), (nil, 1)] {
-                    let fast = try XCTUnwrap(ImageEffects.blur(card, radius: 30, tintColor: tint, saturationDeltaFactor: saturation))
-                    let full = try XCTUnwrap(ImageEffects.blur(card, radius: 30, tintColor: tint, saturationDeltaFactor: saturation,
-                                                               maskImage: nil, minimumDownscaledSigma: nil, isCancelled: { false }))
+                    let fast = try XCTUnwrap(
+                        ImageEffects.blur(card, radius: 30, tintColor: tint, saturationDeltaFactor: saturation))
+                    let full = try XCTUnwrap(
+                        ImageEffects.blur(
+                            card, radius: 30, tintColor: tint, saturationDeltaFactor: saturation,
+                            maskImage: nil, minimumDownscaledSigma: nil, isCancelled: { false }))
                     XCTAssertEqual(fast.width, card.width)
                     XCTAssertEqual(fast.height, card.height)
                     XCTAssertEqual(fast.scale, card.scale)
@@ -437,8 +462,10 @@ final class ImageEffectsTests: XCTestCase {
                 x == 0 || y == 0 ? (255, 255, 255, 255) : x == width - 1 || y == height - 1 ? (200, 0, 0, 255) : (0, 0, 40, 255)
             }
             let fast = try XCTUnwrap(ImageEffects.blur(lines, radius: 30))
-            let full = try XCTUnwrap(ImageEffects.blur(lines, radius: 30, tintColor: nil, saturationDeltaFactor: 1, maskImage: nil,
-                                                       minimumDownscaledSigma: nil, isCancelled: { false }))
+            let full = try XCTUnwrap(
+                ImageEffects.blur(
+                    lines, radius: 30, tintColor: nil, saturationDeltaFactor: 1, maskImage: nil,
+                    minimumDownscaledSigma: nil, isCancelled: { false }))
             let d = difference(fast, full)
             XCTAssertLessThanOrEqual(d.max, 3, "\(width)x\(height)")
             XCTAssertLessThanOrEqual(d.mean, 1, "\(width)x\(height)")
@@ -459,7 +486,9 @@ final class ImageEffectsTests: XCTestCase {
         for y in 0..<height {
             for x in 0..<width {
                 let a = next()
-                let p = [UInt8(Int(next()) * Int(a) / 255), UInt8(Int(next()) * Int(a) / 255), UInt8(Int(next()) * Int(a) / 255), a]
+                let p = [
+                    UInt8(Int(next()) * Int(a) / 255), UInt8(Int(next()) * Int(a) / 255), UInt8(Int(next()) * Int(a) / 255), a,
+                ]
                 for c in 0..<4 { padded[y * stride + x * 4 + c] = p[c] }
                 tight += p
             }

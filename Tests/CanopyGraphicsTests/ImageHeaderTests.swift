@@ -47,8 +47,9 @@ final class ImageHeaderTests: XCTestCase {
         for photo in Self.photos {
             let path = Self.imagesDirectory.appendingPathComponent(photo.name).path
             XCTAssertTrue(FileManager.default.fileExists(atPath: path), "missing photo \(path)")
-            XCTAssertEqual(read(path), ImageHeader(width: photo.width, height: photo.height, format: photo.format),
-                           photo.name)
+            XCTAssertEqual(
+                read(path), ImageHeader(width: photo.width, height: photo.height, format: photo.format),
+                photo.name)
         }
         // Photos added later must at least be readable.
         let known = Set(Self.photos.map(\.name))
@@ -71,10 +72,12 @@ final class ImageHeaderTests: XCTestCase {
     // MARK: Files built byte by byte
 
     func testGIFHeadersOfBothVersions() throws {
-        XCTAssertEqual(read(try write(gif(width: 300, height: 2, version: "87a"), "a.gif")),
-                       ImageHeader(width: 300, height: 2, format: .gif))
-        XCTAssertEqual(read(try write(gif(width: 3, height: 513, version: "89a"), "b.gif")),
-                       ImageHeader(width: 3, height: 513, format: .gif))
+        XCTAssertEqual(
+            read(try write(gif(width: 300, height: 2, version: "87a"), "a.gif")),
+            ImageHeader(width: 300, height: 2, format: .gif))
+        XCTAssertEqual(
+            read(try write(gif(width: 3, height: 513, version: "89a"), "b.gif")),
+            ImageHeader(width: 3, height: 513, format: .gif))
         // Any other version is no GIF signature.
         XCTAssertEqual(error(bytes: gif(width: 3, height: 3, version: "88a"), "c.gif"), .notAnImage(path: "c.gif"))
     }
@@ -85,39 +88,51 @@ final class ImageHeaderTests: XCTestCase {
     }
 
     func testBMPInfoHeaderBottomUpAndTopDown() throws {
-        XCTAssertEqual(read(try write(bmpInfo(width: 70, height: 300), "up.bmp")),
-                       ImageHeader(width: 70, height: 300, format: .bmp))
-        XCTAssertEqual(read(try write(bmpInfo(width: 70, height: -300), "down.bmp")),
-                       ImageHeader(width: 70, height: 300, format: .bmp))
-        XCTAssertEqual(read(try write(bmpInfo(width: 5, height: -3, headerSize: 124), "v5.bmp")),
-                       ImageHeader(width: 5, height: 3, format: .bmp))
-        XCTAssertEqual(error(bytes: bmpInfo(width: 5, height: 3, headerSize: 99), "odd.bmp"),
-                       .unsupported(path: "odd.bmp", reason: "BMP header of 99 bytes"))
-        XCTAssertEqual(error(bytes: bmpInfo(width: -5, height: 3), "neg.bmp"),
-                       .unsupported(path: "neg.bmp", reason: "BMP width -5"))
+        XCTAssertEqual(
+            read(try write(bmpInfo(width: 70, height: 300), "up.bmp")),
+            ImageHeader(width: 70, height: 300, format: .bmp))
+        XCTAssertEqual(
+            read(try write(bmpInfo(width: 70, height: -300), "down.bmp")),
+            ImageHeader(width: 70, height: 300, format: .bmp))
+        XCTAssertEqual(
+            read(try write(bmpInfo(width: 5, height: -3, headerSize: 124), "v5.bmp")),
+            ImageHeader(width: 5, height: 3, format: .bmp))
+        XCTAssertEqual(
+            error(bytes: bmpInfo(width: 5, height: 3, headerSize: 99), "odd.bmp"),
+            .unsupported(path: "odd.bmp", reason: "BMP header of 99 bytes"))
+        XCTAssertEqual(
+            error(bytes: bmpInfo(width: -5, height: 3), "neg.bmp"),
+            .unsupported(path: "neg.bmp", reason: "BMP width -5"))
         // Int32.min as height must neither trap nor pass.
-        XCTAssertEqual(error(bytes: bmpInfo(width: 5, height: Int32.min), "min.bmp"),
-                       .tooLarge(path: "min.bmp", width: 5, height: 2_147_483_648, limit: 65_535))
+        XCTAssertEqual(
+            error(bytes: bmpInfo(width: 5, height: Int32.min), "min.bmp"),
+            .tooLarge(path: "min.bmp", width: 5, height: 2_147_483_648, limit: 65_535))
     }
 
     func testWebPOfEveryKindBuiltByHand() throws {
         // The top two bits of VP8's 16-bit fields are scaling, not size.
-        XCTAssertEqual(read(try write(webpVP8(width: 1023, height: 17, scale: 3), "lossy.webp")),
-                       ImageHeader(width: 1023, height: 17, format: .webp))
-        XCTAssertEqual(read(try write(webpVP8L(width: 16_384, height: 3), "lossless.webp")),
-                       ImageHeader(width: 16_384, height: 3, format: .webp))
-        XCTAssertEqual(read(try write(webpVP8L(width: 1, height: 16_384), "tall.webp")),
-                       ImageHeader(width: 1, height: 16_384, format: .webp))
-        XCTAssertEqual(read(try write(webpVP8X(width: 65_535, height: 2), "extended.webp")),
-                       ImageHeader(width: 65_535, height: 2, format: .webp))
+        XCTAssertEqual(
+            read(try write(webpVP8(width: 1023, height: 17, scale: 3), "lossy.webp")),
+            ImageHeader(width: 1023, height: 17, format: .webp))
+        XCTAssertEqual(
+            read(try write(webpVP8L(width: 16_384, height: 3), "lossless.webp")),
+            ImageHeader(width: 16_384, height: 3, format: .webp))
+        XCTAssertEqual(
+            read(try write(webpVP8L(width: 1, height: 16_384), "tall.webp")),
+            ImageHeader(width: 1, height: 16_384, format: .webp))
+        XCTAssertEqual(
+            read(try write(webpVP8X(width: 65_535, height: 2), "extended.webp")),
+            ImageHeader(width: 65_535, height: 2, format: .webp))
         var noKeyFrame = webpVP8(width: 8, height: 8)
         noKeyFrame[23] = 0
-        XCTAssertEqual(error(bytes: noKeyFrame, "p.webp"),
-                       .unsupported(path: "p.webp", reason: "WebP VP8 data without a key frame"))
+        XCTAssertEqual(
+            error(bytes: noKeyFrame, "p.webp"),
+            .unsupported(path: "p.webp", reason: "WebP VP8 data without a key frame"))
         var badVersion = webpVP8L(width: 8, height: 8)
         badVersion[24] |= 0x20
-        XCTAssertEqual(error(bytes: badVersion, "v.webp"),
-                       .unsupported(path: "v.webp", reason: "WebP VP8L version 1"))
+        XCTAssertEqual(
+            error(bytes: badVersion, "v.webp"),
+            .unsupported(path: "v.webp", reason: "WebP VP8L version 1"))
     }
 
     func testJPEGMarkerWalkSkipsFillBytesStandaloneMarkersAndTables() throws {
@@ -142,8 +157,9 @@ final class ImageHeaderTests: XCTestCase {
         let frames: [UInt8] = [0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF]
         for marker in frames {
             let bytes = jpeg(segment(0xDB, [UInt8](repeating: 1, count: 65)) + frame(marker, width: 33, height: 257))
-            XCTAssertEqual(read(bytes: bytes, "sof.jpg"), ImageHeader(width: 33, height: 257, format: .jpeg),
-                           String(marker, radix: 16))
+            XCTAssertEqual(
+                read(bytes: bytes, "sof.jpg"), ImageHeader(width: 33, height: 257, format: .jpeg),
+                String(marker, radix: 16))
         }
     }
 
@@ -151,11 +167,13 @@ final class ImageHeaderTests: XCTestCase {
         let onlyTables = [0xFF, 0xD8] + segment(0xDB, [UInt8](repeating: 1, count: 65)) + [0xFF, 0xD9]
         XCTAssertEqual(error(bytes: onlyTables, "tables.jpg"), .truncated(path: "tables.jpg", format: .jpeg))
         let scanFirst = [0xFF, 0xD8] + segment(0xDA, [1, 1, 0, 0, 63, 0]) + [0x12, 0x34]
-        XCTAssertEqual(error(bytes: scanFirst, "scan.jpg"),
-                       .unsupported(path: "scan.jpg", reason: "JPEG scan before the frame header"))
+        XCTAssertEqual(
+            error(bytes: scanFirst, "scan.jpg"),
+            .unsupported(path: "scan.jpg", reason: "JPEG scan before the frame header"))
         let badLength: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x01, 0x00]
-        XCTAssertEqual(error(bytes: badLength, "len.jpg"),
-                       .unsupported(path: "len.jpg", reason: "JPEG segment length 1"))
+        XCTAssertEqual(
+            error(bytes: badLength, "len.jpg"),
+            .unsupported(path: "len.jpg", reason: "JPEG segment length 1"))
     }
 
     // MARK: A JPEG whose frame header lies past the first read
@@ -172,8 +190,9 @@ final class ImageHeaderTests: XCTestCase {
         XCTAssertEqual(read(path), expected)
         XCTAssertEqual(read(bytes: spliced, "exif.jpg"), expected)
         // The first 64 KiB alone do not reach the frame header, so the file variant had to seek.
-        XCTAssertEqual(error(bytes: Array(spliced.prefix(65_536)), "exif.jpg"),
-                       .truncated(path: "exif.jpg", format: .jpeg))
+        XCTAssertEqual(
+            error(bytes: Array(spliced.prefix(65_536)), "exif.jpg"),
+            .truncated(path: "exif.jpg", format: .jpeg))
 
         // The same file cut off before its frame header.
         let cut = try write(Array(spliced.prefix(100_000)), "cut.jpg")
@@ -202,8 +221,9 @@ final class ImageHeaderTests: XCTestCase {
                 case 0: body += [UInt8](repeating: 0xFF, count: Int(random.next() % 5))
                 case 1: body += [0xFF, 0xD0 + UInt8(random.next() % 8)]
                 default:
-                    body += segment(0xE0 + UInt8(random.next() % 16),
-                                    [UInt8](repeating: 0xFF, count: Int(random.next() % 65_534)))
+                    body += segment(
+                        0xE0 + UInt8(random.next() % 16),
+                        [UInt8](repeating: 0xFF, count: Int(random.next() % 65_534)))
                 }
             }
             // Line a marker up with the end of the first 64 KiB in some rounds.
@@ -351,12 +371,15 @@ final class ImageHeaderTests: XCTestCase {
             XCTAssertEqual(error(path), .truncated(path: path, format: format), format.rawValue)
             XCTAssertEqual(error(bytes: signature, "cut"), .truncated(path: "cut", format: format), format.rawValue)
         }
-        XCTAssertEqual(error(bytes: signatures[2].1, "/photos/jaguar.webp")?.description,
-                       "jaguar.webp: the file is truncated (WebP header cut short)")
-        XCTAssertEqual(error(bytes: signatures[0].1, "a.png")?.description,
-                       "a.png: the file is truncated (PNG header cut short)")
-        XCTAssertEqual(error(bytes: signatures[1].1, "a.jpg")?.description,
-                       "a.jpg: the file is truncated (JPEG header cut short)")
+        XCTAssertEqual(
+            error(bytes: signatures[2].1, "/photos/jaguar.webp")?.description,
+            "jaguar.webp: the file is truncated (WebP header cut short)")
+        XCTAssertEqual(
+            error(bytes: signatures[0].1, "a.png")?.description,
+            "a.png: the file is truncated (PNG header cut short)")
+        XCTAssertEqual(
+            error(bytes: signatures[1].1, "a.jpg")?.description,
+            "a.jpg: the file is truncated (JPEG header cut short)")
     }
 
     func testEveryFormatTruncatedOneByteBeforeItsSize() throws {
@@ -373,8 +396,9 @@ final class ImageHeaderTests: XCTestCase {
         let needed = [24, 2 + 9, 30, 25, 30, 10, 22, 26]  // bytes up to the end of the size fields
         for ((format, bytes), count) in zip(whole, needed) {
             XCTAssertEqual(read(bytes: Array(bytes.prefix(count)), "f"), ImageHeader(width: 9, height: 9, format: format))
-            XCTAssertEqual(error(bytes: Array(bytes.prefix(count - 1)), "f"), .truncated(path: "f", format: format),
-                           "\(format) cut to \(count - 1) bytes")
+            XCTAssertEqual(
+                error(bytes: Array(bytes.prefix(count - 1)), "f"), .truncated(path: "f", format: format),
+                "\(format) cut to \(count - 1) bytes")
         }
     }
 
@@ -384,12 +408,15 @@ final class ImageHeaderTests: XCTestCase {
         XCTAssertEqual(failure, .tooLarge(path: path, width: 70_000, height: 100, limit: ImageHeader.maximumSide))
         XCTAssertEqual(failure?.description, "big.png: too large (70000 x 100 px; the limit is 65535 per side)")
         XCTAssertEqual(ImageHeader.maximumSide, 65_535)
-        XCTAssertEqual(error(bytes: webpVP8X(width: 65_536, height: 1), "w.webp"),
-                       .tooLarge(path: "w.webp", width: 65_536, height: 1, limit: 65_535))
-        XCTAssertEqual(error(bytes: png(width: 1, height: 0xFFFF_FFFF), "h.png"),
-                       .tooLarge(path: "h.png", width: 1, height: 4_294_967_295, limit: 65_535))
-        XCTAssertEqual(read(bytes: png(width: 65_535, height: 65_535), "edge.png"),
-                       ImageHeader(width: 65_535, height: 65_535, format: .png))
+        XCTAssertEqual(
+            error(bytes: webpVP8X(width: 65_536, height: 1), "w.webp"),
+            .tooLarge(path: "w.webp", width: 65_536, height: 1, limit: 65_535))
+        XCTAssertEqual(
+            error(bytes: png(width: 1, height: 0xFFFF_FFFF), "h.png"),
+            .tooLarge(path: "h.png", width: 1, height: 4_294_967_295, limit: 65_535))
+        XCTAssertEqual(
+            read(bytes: png(width: 65_535, height: 65_535), "edge.png"),
+            ImageHeader(width: 65_535, height: 65_535, format: .png))
     }
 
     func testZeroSizeIsUnsupported() throws {
@@ -405,8 +432,9 @@ final class ImageHeaderTests: XCTestCase {
             let path = try write(bytes, name)
             let failure = error(path)
             XCTAssertEqual(failure, .unsupported(path: path, reason: "zero width or height (\(width) x \(height) px)"))
-            XCTAssertEqual(failure?.description,
-                           "\(name): unsupported image (zero width or height (\(width) x \(height) px))")
+            XCTAssertEqual(
+                failure?.description,
+                "\(name): unsupported image (zero width or height (\(width) x \(height) px))")
         }
     }
 
@@ -423,20 +451,26 @@ final class ImageHeaderTests: XCTestCase {
     }
 
     func testErrorDescriptions() {
-        XCTAssertEqual(ImageError.unreadable(path: "x", reason: "Permission denied").description,
-                       "x: cannot read (Permission denied)")
-        XCTAssertEqual(ImageError.tooLarge(path: "/a/b/big.png", width: 30_000, height: 100, limit: 16_384).description,
-                       "big.png: too large (30000 x 100 px; the limit is 16384 per side)")
+        XCTAssertEqual(
+            ImageError.unreadable(path: "x", reason: "Permission denied").description,
+            "x: cannot read (Permission denied)")
+        XCTAssertEqual(
+            ImageError.tooLarge(path: "/a/b/big.png", width: 30_000, height: 100, limit: 16_384).description,
+            "big.png: too large (30000 x 100 px; the limit is 16384 per side)")
         XCTAssertEqual(ImageError.fileMissing(path: "/photos/missing.png").description, "missing.png: no such file")
         XCTAssertEqual(ImageError.notAnImage(path: "x.jpg").description, "x.jpg: not an image (unknown file signature)")
-        XCTAssertEqual(ImageError.truncated(path: "a/jaguar.webp", format: .webp).description,
-                       "jaguar.webp: the file is truncated (WebP header cut short)")
-        XCTAssertEqual(ImageError.truncated(path: "g", format: .gif).description,
-                       "g: the file is truncated (GIF header cut short)")
-        XCTAssertEqual(ImageError.truncated(path: "b", format: .bmp).description,
-                       "b: the file is truncated (BMP header cut short)")
-        XCTAssertEqual(ImageError.unreadable(path: "/photos/", reason: "Is a directory").description,
-                       "photos: cannot read (Is a directory)")
+        XCTAssertEqual(
+            ImageError.truncated(path: "a/jaguar.webp", format: .webp).description,
+            "jaguar.webp: the file is truncated (WebP header cut short)")
+        XCTAssertEqual(
+            ImageError.truncated(path: "g", format: .gif).description,
+            "g: the file is truncated (GIF header cut short)")
+        XCTAssertEqual(
+            ImageError.truncated(path: "b", format: .bmp).description,
+            "b: the file is truncated (BMP header cut short)")
+        XCTAssertEqual(
+            ImageError.unreadable(path: "/photos/", reason: "Is a directory").description,
+            "photos: cannot read (Is a directory)")
         XCTAssertEqual(ImageFormat.allCases.map(\.rawValue), ["png", "jpeg", "webp", "gif", "bmp"])
     }
 
@@ -456,8 +490,9 @@ final class ImageHeaderTests: XCTestCase {
                     // Once the header is complete, longer prefixes must keep working.
                     XCTAssertNil(firstSuccess, "\(photo.name) cut to \(count) bytes: \(error)")
                     if count >= 12 {
-                        XCTAssertEqual(error, .truncated(path: photo.name, format: photo.format),
-                                       "\(photo.name) cut to \(count) bytes")
+                        XCTAssertEqual(
+                            error, .truncated(path: photo.name, format: photo.format),
+                            "\(photo.name) cut to \(count) bytes")
                     }
                 }
             }
@@ -468,11 +503,12 @@ final class ImageHeaderTests: XCTestCase {
     func testRandomMutationsNeverTrap() throws {
         var random = SeededRandom(seed: 0x5EED_CA70_9E)
         let heads = try Self.photos.map { Array(try photoBytes($0.name).prefix(4096)) }
-        let seeds = heads + [
-            png(width: 9, height: 9), jpeg(frame(0xC2, width: 9, height: 9)), webpVP8(width: 9, height: 9),
-            webpVP8L(width: 9, height: 9), webpVP8X(width: 9, height: 9), gif(width: 9, height: 9),
-            bmpCore(width: 9, height: 9), bmpInfo(width: 9, height: -9),
-        ]
+        let seeds =
+            heads + [
+                png(width: 9, height: 9), jpeg(frame(0xC2, width: 9, height: 9)), webpVP8(width: 9, height: 9),
+                webpVP8L(width: 9, height: 9), webpVP8X(width: 9, height: 9), gif(width: 9, height: 9),
+                bmpCore(width: 9, height: 9), bmpInfo(width: 9, height: -9),
+            ]
         var successes = 0
         var failures = 0
         for round in 0..<6000 {
@@ -492,9 +528,11 @@ final class ImageHeaderTests: XCTestCase {
                 }
             }
             if round % 10 == 0 {  // random tails behind a JPEG signature drive the marker walk
-                bytes = [0xFF, 0xD8, 0xFF] + (0..<Int(random.next() % 600)).map { _ in
-                    random.next() % 3 == 0 ? 0xFF : UInt8(truncatingIfNeeded: random.next())
-                }
+                bytes =
+                    [0xFF, 0xD8, 0xFF]
+                    + (0..<Int(random.next() % 600)).map { _ in
+                        random.next() % 3 == 0 ? 0xFF : UInt8(truncatingIfNeeded: random.next())
+                    }
             }
             do {
                 let header = try ImageHeader.read(bytes: bytes, path: "fuzz")
@@ -512,7 +550,6 @@ final class ImageHeaderTests: XCTestCase {
     }
 
     // MARK: Helpers
-
 
     private func read(_ path: String, file: StaticString = #filePath, line: UInt = #line) -> ImageHeader? {
         do {
@@ -621,7 +658,8 @@ final class ImageHeaderTests: XCTestCase {
     }
 
     private func bmpInfo(width: Int32, height: Int32, headerSize: UInt32 = 40) -> [UInt8] {
-        var header = littleEndian32(headerSize) + littleEndian32(UInt32(bitPattern: width))
+        var header =
+            littleEndian32(headerSize) + littleEndian32(UInt32(bitPattern: width))
             + littleEndian32(UInt32(bitPattern: height)) + littleEndian16(1) + littleEndian16(24)
         header += [UInt8](repeating: 0, count: max(0, Int(headerSize) - header.count))
         let offset = UInt32(14 + header.count)
@@ -637,8 +675,10 @@ final class ImageHeaderTests: XCTestCase {
 
     private func webpVP8(width: UInt16, height: UInt16, scale: UInt16 = 0) -> [UInt8] {
         // Frame tag: key frame (bit 0 clear), version 0, shown, partition size 0.
-        riff("VP8 ", [0x10, 0x00, 0x00, 0x9D, 0x01, 0x2A] + littleEndian16(width | scale << 14)
-            + littleEndian16(height | scale << 14) + [UInt8](repeating: 0, count: 8))
+        riff(
+            "VP8 ",
+            [0x10, 0x00, 0x00, 0x9D, 0x01, 0x2A] + littleEndian16(width | scale << 14)
+                + littleEndian16(height | scale << 14) + [UInt8](repeating: 0, count: 8))
     }
 
     private func webpVP8L(width: UInt32, height: UInt32) -> [UInt8] {

@@ -244,8 +244,9 @@ final class ResamplerTests: XCTestCase {
         let stride = 37 * 4 + 12
         var padded = [UInt8](repeating: 99, count: stride * 23)
         for y in 0..<23 { for i in 0..<(37 * 4) { padded[y * stride + i] = bytes[y * 37 * 4 + i] } }
-        let fromPadded = Resampler.resize(Bitmap(width: 37, height: 23, bytesPerRow: stride, pixels: padded),
-                                          toPixelWidth: 37, pixelHeight: 23)
+        let fromPadded = Resampler.resize(
+            Bitmap(width: 37, height: 23, bytesPerRow: stride, pixels: padded),
+            toPixelWidth: 37, pixelHeight: 23)
         XCTAssertEqual(Array(fromPadded.pixels.prefix(37 * 23 * 4)), bytes)
     }
 

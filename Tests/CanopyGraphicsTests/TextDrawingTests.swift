@@ -10,8 +10,10 @@ final class TextDrawingTests: XCTestCase {
     override func setUpWithError() throws { try F.setUp() }
 
     /// The smallest pixel rectangle holding every pixel that `isInk` accepts.
-    private func inkBounds(_ bitmap: Bitmap, rows: Range<Int>? = nil,
-                           isInk: (_ r: UInt8, _ a: UInt8) -> Bool) -> (minX: Int, minY: Int, maxX: Int, maxY: Int)? {
+    private func inkBounds(
+        _ bitmap: Bitmap, rows: Range<Int>? = nil,
+        isInk: (_ r: UInt8, _ a: UInt8) -> Bool
+    ) -> (minX: Int, minY: Int, maxX: Int, maxY: Int)? {
         var result: (minX: Int, minY: Int, maxX: Int, maxY: Int)? = nil
         for y in rows ?? 0..<bitmap.height {
             for x in 0..<bitmap.width {
@@ -28,8 +30,9 @@ final class TextDrawingTests: XCTestCase {
     }
 
     private func draw(_ layout: TextLayout, margin: CGFloat = 10, background: Color? = nil) -> Bitmap {
-        let size = CGSize(width: max(layout.width.isFinite ? layout.width : 0, layout.size.width) + 2 * margin,
-                          height: layout.size.height + 2 * margin)
+        let size = CGSize(
+            width: max(layout.width.isFinite ? layout.width : 0, layout.size.width) + 2 * margin,
+            height: layout.size.height + 2 * margin)
         let context = GraphicsContext(size: size, scale: layout.scale, fill: background)
         layout.draw(in: context, at: CGPoint(x: margin, y: margin))
         return context.makeBitmap()
@@ -43,26 +46,32 @@ final class TextDrawingTests: XCTestCase {
         var mixed = F.plain("small ")
         mixed.append(AttributedString("BIG heavy", font: Font(family: "Lato", size: 30, weight: .heavy)))
         mixed.append(AttributedString(" italic words", font: Font(family: "Lato", size: 16, italic: true)))
-        let layouts: [TextLayout] = try [1, 2].flatMap { (scale: CGFloat) in [
-            try F.layout(F.plain(sentence), width: 150, scale: scale),
-            try F.layout(F.plain(sentence, style: ParagraphStyle(alignment: .justified)), width: 170, scale: scale),
-            try F.layout(F.plain(sentence), width: 150, lines: 2, truncation: more, scale: scale),
-            try F.layout(mixed, width: 140, scale: scale),
-            try F.layout(AttributedString("kerned text", font: F.lato16, kern: 2.5), width: 300, scale: scale),
-            try F.layout(F.plain("\u{645}\u{631}\u{62D}\u{628}\u{627} abc \u{1F600}"), width: 300, scale: scale),
-        ] }
+        let layouts: [TextLayout] = try [1, 2].flatMap { (scale: CGFloat) in
+            [
+                try F.layout(F.plain(sentence), width: 150, scale: scale),
+                try F.layout(F.plain(sentence, style: ParagraphStyle(alignment: .justified)), width: 170, scale: scale),
+                try F.layout(F.plain(sentence), width: 150, lines: 2, truncation: more, scale: scale),
+                try F.layout(mixed, width: 140, scale: scale),
+                try F.layout(AttributedString("kerned text", font: F.lato16, kern: 2.5), width: 300, scale: scale),
+                try F.layout(F.plain("\u{645}\u{631}\u{62D}\u{628}\u{627} abc \u{1F600}"), width: 300, scale: scale),
+            ]
+        }
         var checked = 0
         for layout in layouts {
             for line in layout.lines {
                 for segment in line.segments {
                     if segment.pieces.isEmpty {
-                        let mask = try XCTUnwrap(segment.handle.renderMask(segment.text, direction: segment.direction,
-                                                                           scale: layout.scale))
+                        let mask = try XCTUnwrap(
+                            segment.handle.renderMask(
+                                segment.text, direction: segment.direction,
+                                scale: layout.scale))
                         XCTAssertEqual(mask.bitmap.width, segment.pixelWidth, "\"\(segment.text)\" at \(layout.scale)x")
                     } else {
                         let last = try XCTUnwrap(segment.pieces.last)
-                        let mask = try XCTUnwrap(segment.handle.renderMask(last.text, direction: segment.direction,
-                                                                           scale: layout.scale))
+                        let mask = try XCTUnwrap(
+                            segment.handle.renderMask(
+                                last.text, direction: segment.direction,
+                                scale: layout.scale))
                         XCTAssertEqual(last.x + mask.bitmap.width, segment.pixelWidth, "kerned \"\(segment.text)\"")
                     }
                     checked += 1
@@ -112,8 +121,9 @@ final class TextDrawingTests: XCTestCase {
         let font = Font(family: "Lato", size: 30, weight: .heavy)
         let grey = Color(white: 0.5)
         func picture(_ shadow: TextShadow?) throws -> Bitmap {
-            draw(try F.layout(AttributedString("Shadow", font: font, color: .white, shadow: shadow), width: 300),
-                 margin: 20, background: grey)
+            draw(
+                try F.layout(AttributedString("Shadow", font: font, color: .white, shadow: shadow), width: 300),
+                margin: 20, background: grey)
         }
         let plain = try picture(nil)
         let sharp = try picture(TextShadow(color: .black, offset: CGSize(width: 6, height: 5), blurRadius: 0))
@@ -129,8 +139,9 @@ final class TextDrawingTests: XCTestCase {
                 let s = Int(sharp.pixel(x: x, y: y).r), f = Int(soft.pixel(x: x, y: y).r)
                 if s < Int(background) - 2 {
                     sharpDark += 1
-                    XCTAssertTrue(x >= 6 && y >= 5 && plain.pixel(x: x - 6, y: y - 5).r > background,
-                                  "a sharp shadow pixel at (\(x), \(y)) has no glyph 6, 5 pixels up-left")
+                    XCTAssertTrue(
+                        x >= 6 && y >= 5 && plain.pixel(x: x - 6, y: y - 5).r > background,
+                        "a sharp shadow pixel at (\(x), \(y)) has no glyph 6, 5 pixels up-left")
                 }
                 if f < Int(background) - 2 {
                     softDark += 1
@@ -153,8 +164,10 @@ final class TextDrawingTests: XCTestCase {
     // MARK: Kerning, edge cases
 
     func testKernedCharactersAreDrawnApart() throws {
-        let layout = try F.layout(AttributedString("IIIII", font: Font(family: "Lato", size: 16, weight: .bold),
-                                                   color: .white, kern: 10), width: 300)
+        let layout = try F.layout(
+            AttributedString(
+                "IIIII", font: Font(family: "Lato", size: 16, weight: .bold),
+                color: .white, kern: 10), width: 300)
         let bitmap = draw(layout, margin: 4)
         var columns = [Bool](repeating: false, count: bitmap.width)
         for x in 0..<bitmap.width {
@@ -167,7 +180,9 @@ final class TextDrawingTests: XCTestCase {
                 let start = x
                 while x < columns.count && columns[x] { x += 1 }
                 strokes.append(start..<x)
-            } else { x += 1 }
+            } else {
+                x += 1
+            }
         }
         XCTAssertEqual(strokes.count, 5)
         for (a, b) in zip(strokes, strokes.dropFirst()) {
@@ -231,22 +246,25 @@ final class TextDrawingTests: XCTestCase {
     func testCardTextBlockMatchesItsGolden() throws {
         let scale: CGFloat = 2
         let shadow = TextShadow(color: Color(white: 0, alpha: 0.75), offset: CGSize(width: 0, height: 2), blurRadius: 4)
-        let title = AttributedString("Amazon Rainforest", font: Font(family: "Lato", size: 30, weight: .heavy),
-                                     color: .white, shadow: shadow)
+        let title = AttributedString(
+            "Amazon Rainforest", font: Font(family: "Lato", size: 30, weight: .heavy),
+            color: .white, shadow: shadow)
         let description = AttributedString(
-            "Rainforests are forests characterized by a closed and continuous tree canopy, moisture-dependent " +
-            "vegetation, the presence of epiphytes and lianas and the absence of wildfire. Rainforests can be " +
-            "generally classified as tropical rainforests or temperate rainforests, but other types have been " +
-            "described. They are home to more than half of all the species of plants and animals on Earth.",
+            "Rainforests are forests characterized by a closed and continuous tree canopy, moisture-dependent "
+                + "vegetation, the presence of epiphytes and lianas and the absence of wildfire. Rainforests can be "
+                + "generally classified as tropical rainforests or temperate rainforests, but other types have been "
+                + "described. They are home to more than half of all the species of plants and animals on Earth.",
             font: F.lato16, color: Color(white: 1, alpha: 0.9),
             shadow: TextShadow(color: Color(white: 0, alpha: 0.6), offset: CGSize(width: 0, height: 1), blurRadius: 2),
             paragraphStyle: ParagraphStyle(lineSpacing: 2))
-        var more = AttributedString(" \u{2026} more", font: Font(family: "Lato", size: 16, weight: .bold),
-                                    color: Color(rgb8: 140, 220, 160))
+        var more = AttributedString(
+            " \u{2026} more", font: Font(family: "Lato", size: 16, weight: .bold),
+            color: Color(rgb8: 140, 220, 160))
         more.shadow = nil
         let titleLayout = try TextLayout(title, width: 272, scale: scale, fonts: F.fonts)
-        let body = try TextLayout(description, width: 272, maximumNumberOfLines: 6, truncationString: more,
-                                  scale: scale, fonts: F.fonts)
+        let body = try TextLayout(
+            description, width: 272, maximumNumberOfLines: 6, truncationString: more,
+            scale: scale, fonts: F.fonts)
         XCTAssertEqual(body.lineCount, 6)
         XCTAssertTrue(body.isTruncated)
         XCTAssertLessThanOrEqual(body.lines[5].width, 272)

@@ -7,10 +7,13 @@ final class TextLayoutCacheTests: XCTestCase {
 
     override func setUpWithError() throws { try F.setUp() }
 
-    private func make(_ text: AttributedString, width: CGFloat, lines: Int = 0, truncation: AttributedString? = nil,
-                      scale: CGFloat = 1, cache: TextLayoutCache) throws -> TextLayout {
-        try TextLayout.make(text, width: width, maximumNumberOfLines: lines, truncationString: truncation,
-                            scale: scale, fonts: F.fonts, cache: cache)
+    private func make(
+        _ text: AttributedString, width: CGFloat, lines: Int = 0, truncation: AttributedString? = nil,
+        scale: CGFloat = 1, cache: TextLayoutCache
+    ) throws -> TextLayout {
+        try TextLayout.make(
+            text, width: width, maximumNumberOfLines: lines, truncationString: truncation,
+            scale: scale, fonts: F.fonts, cache: cache)
     }
 
     func testTheSameKeyReturnsTheSameLayout() throws {
@@ -43,8 +46,9 @@ final class TextLayoutCacheTests: XCTestCase {
 
     func testKeysCompareTheCharactersAndTheAttributesRunByRun() {
         func key(_ text: AttributedString, truncation: AttributedString = AttributedString("…")) -> TextLayoutCache.Key {
-            TextLayoutCache.Key(string: text, width: 100, maximumNumberOfLines: 0, truncationString: truncation,
-                                scale: 1, fonts: ObjectIdentifier(F.fonts))
+            TextLayoutCache.Key(
+                string: text, width: 100, maximumNumberOfLines: 0, truncationString: truncation,
+                scale: 1, fonts: ObjectIdentifier(F.fonts))
         }
         XCTAssertEqual(key(F.plain("same text")), key(F.plain("same text")), "built apart, equal")
         XCTAssertNotEqual(key(F.plain("same text")), key(F.plain("same test")), "one character")
@@ -57,11 +61,15 @@ final class TextLayoutCacheTests: XCTestCase {
         XCTAssertNotEqual(key(split), key(moved), "the same runs ending elsewhere")
         XCTAssertNotEqual(key(F.plain("a")), key(F.plain("a"), truncation: AttributedString("...")), "the truncation")
         // Equal keys hash alike.
-        XCTAssertEqual(key(split).hashValue, key({ () -> AttributedString in
-            var copy = F.plain("same text")
-            copy[copy.range(of: "text")!].canopy.foregroundColor = .red
-            return copy
-        }()).hashValue)
+        XCTAssertEqual(
+            key(split).hashValue,
+            key(
+                { () -> AttributedString in
+                    var copy = F.plain("same text")
+                    copy[copy.range(of: "text")!].canopy.foregroundColor = .red
+                    return copy
+                }()
+            ).hashValue)
     }
 
     func testTheLeastRecentlyUsedLayoutGoesFirst() throws {
@@ -69,7 +77,7 @@ final class TextLayoutCacheTests: XCTestCase {
         let a = try make(F.plain("a"), width: 50, cache: cache)
         let b = try make(F.plain("b"), width: 50, cache: cache)
         XCTAssertEqual(try make(F.plain("a"), width: 50, cache: cache).identifier, a.identifier)  // a is now newest
-        _ = try make(F.plain("c"), width: 50, cache: cache)                                           // evicts b
+        _ = try make(F.plain("c"), width: 50, cache: cache)  // evicts b
         XCTAssertEqual(cache.statistics.count, 2)
         XCTAssertEqual(try make(F.plain("a"), width: 50, cache: cache).identifier, a.identifier)
         XCTAssertNotEqual(try make(F.plain("b"), width: 50, cache: cache).identifier, b.identifier)

@@ -44,14 +44,19 @@ enum TextFixtures {
         return lines
     }
 
-    static func layout(_ text: AttributedString, width: CGFloat, lines: Int = 0, truncation: AttributedString? = nil,
-                       scale: CGFloat = 1) throws -> TextLayout {
-        try TextLayout(text, width: width, maximumNumberOfLines: lines, truncationString: truncation,
-                       scale: scale, fonts: fonts)
+    static func layout(
+        _ text: AttributedString, width: CGFloat, lines: Int = 0, truncation: AttributedString? = nil,
+        scale: CGFloat = 1
+    ) throws -> TextLayout {
+        try TextLayout(
+            text, width: width, maximumNumberOfLines: lines, truncationString: truncation,
+            scale: scale, fonts: fonts)
     }
 
-    static func plain(_ text: String, font: Font = lato16, color: Color = .black,
-                      style: ParagraphStyle? = nil) -> AttributedString {
+    static func plain(
+        _ text: String, font: Font = lato16, color: Color = .black,
+        style: ParagraphStyle? = nil
+    ) -> AttributedString {
         AttributedString(text, font: font, color: color, paragraphStyle: style)
     }
 }
@@ -404,8 +409,9 @@ final class TextLayoutTests: XCTestCase {
                     let attributed = F.plain(text)
                     let layout = try F.layout(attributed, width: width, lines: 0, scale: scale)
                     XCTAssertGreaterThan(layout.lineCount, 0)
-                    XCTAssertEqual(layout.lines.map { String(attributed[$0.range].characters[...]) }.joined(), text,
-                                   "the lines' ranges cover the text")
+                    XCTAssertEqual(
+                        layout.lines.map { String(attributed[$0.range].characters[...]) }.joined(), text,
+                        "the lines' ranges cover the text")
                     for line in layout.lines {
                         let sum = line.segments.reduce(CGFloat(0)) { $0 + $1.width }
                         XCTAssertEqual(line.width, sum, "segments add up to the line")
@@ -439,14 +445,14 @@ final class TextLayoutNarrowTruncationTests: XCTestCase {
         try TextFixtures.setUp()
         let text = AttributedString("Lions rest in the shade at noon and hunt when it is cool", font: TextFixtures.lato16)
         let wide = AttributedString(" … read the whole story", font: TextFixtures.lato16)
-        let width = TextFixtures.points(try TextFixtures.pixels("Lions rest")) // narrower than the wide string
+        let width = TextFixtures.points(try TextFixtures.pixels("Lions rest"))  // narrower than the wide string
         XCTAssertGreaterThan(try TextFixtures.pixels(" … read the whole story"), try TextFixtures.pixels("Lions rest"))
-        let layout = try TextLayout(text, width: width, maximumNumberOfLines: 1, truncationString: wide,
-                                    scale: 1, fonts: TextFixtures.fonts)
+        let layout = try TextLayout(
+            text, width: width, maximumNumberOfLines: 1, truncationString: wide,
+            scale: 1, fonts: TextFixtures.fonts)
         XCTAssertTrue(layout.isTruncated)
         XCTAssertEqual(layout.lineCount, 1)
         XCTAssertLessThanOrEqual(layout.size.width, width, "stays inside the width")
         XCTAssertEqual(layout.lines[0].text, "Lions rest")
     }
 }
-

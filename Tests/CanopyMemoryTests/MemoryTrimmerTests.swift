@@ -6,8 +6,9 @@ import XCTest
 /// and timed; no second trim for the same work.
 final class MemoryTrimmerTests: XCTestCase {
     private static func work(_ displays: Int) -> MemoryTrimmer.Work {
-        MemoryTrimmer.Work(displays: displays, rastersCompleted: displays, rastersCancelled: 0, textureBytes: 0,
-                           scratchTextureBytes: 0)
+        MemoryTrimmer.Work(
+            displays: displays, rastersCompleted: displays, rastersCancelled: 0, textureBytes: 0,
+            scratchTextureBytes: 0)
     }
 
     func testQuietWorkIsTrimmedOnceOnTheTrimQueue() {
@@ -25,12 +26,15 @@ final class MemoryTrimmerTests: XCTestCase {
             XCTAssertFalse(trimmer.isTrimDue)
             // The trim runs on its own queue; waiting for it (a hang guard, not a time) shows it timed.
             var times = MemoryTrimmer.Times()
-            XCTAssertTrue(HangGuard.wait(until: { times.count == 1 }, step: {
-                trimmer.waitForTrims()
-                let taken = trimmer.takeTimes()
-                times.count += taken.count
-                times.longest = max(times.longest, taken.longest)
-            }))
+            XCTAssertTrue(
+                HangGuard.wait(
+                    until: { times.count == 1 },
+                    step: {
+                        trimmer.waitForTrims()
+                        let taken = trimmer.takeTimes()
+                        times.count += taken.count
+                        times.longest = max(times.longest, taken.longest)
+                    }))
             XCTAssertGreaterThanOrEqual(times.longest, 0)
             // Not again for the same work.
             XCTAssertNil(trimmer.turnEnded(now: 5, activity: Self.work(3), loopWillSleep: true))

@@ -42,10 +42,13 @@ final class CompositorTests: XCTestCase {
         return (frame, app.compositor.usesPremultipliedBlending)
     }
 
-    private static func assertPixel(_ bitmap: Bitmap, _ x: Int, _ y: Int, _ expected: (Int, Int, Int), tolerance: Int = 3,
-                             file: StaticString = #filePath, line: UInt = #line) {
+    private static func assertPixel(
+        _ bitmap: Bitmap, _ x: Int, _ y: Int, _ expected: (Int, Int, Int), tolerance: Int = 3,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         let p = bitmap.pixel(x: x, y: y)
-        let ok = abs(Int(p.r) - expected.0) <= tolerance && abs(Int(p.g) - expected.1) <= tolerance
+        let ok =
+            abs(Int(p.r) - expected.0) <= tolerance && abs(Int(p.g) - expected.1) <= tolerance
             && abs(Int(p.b) - expected.2) <= tolerance
         XCTAssertTrue(ok, "pixel (\(x), \(y)) is \(p), expected \(expected)", file: file, line: line)
     }
@@ -54,16 +57,16 @@ final class CompositorTests: XCTestCase {
     private static func check(driver: String, expectCustomBlend: Bool) throws {
         let (frame, premultiplied) = try render(driver: driver)
         XCTAssertEqual(premultiplied, expectCustomBlend)
-        assertPixel(frame, 50, 50, (255, 127, 127))   // half red over white
+        assertPixel(frame, 50, 50, (255, 127, 127))  // half red over white
         assertPixel(frame, 150, 50, (255, 191, 191))  // the same at half opacity
-        assertPixel(frame, 250, 50, (0, 0, 255))      // an opaque background
-        assertPixel(frame, 25, 145, (0, 0, 0))        // inside the clip
+        assertPixel(frame, 250, 50, (0, 0, 255))  // an opaque background
+        assertPixel(frame, 25, 145, (0, 0, 0))  // inside the clip
         assertPixel(frame, 75, 145, (255, 255, 255))  // outside it
-        assertPixel(frame, 101, 150, (0, 255, 0))     // a 4-point border, over the sublayer
+        assertPixel(frame, 101, 150, (0, 255, 0))  // a 4-point border, over the sublayer
         assertPixel(frame, 158, 150, (0, 255, 0))
         assertPixel(frame, 130, 122, (0, 255, 0))
-        assertPixel(frame, 130, 150, (0, 0, 0))       // inside it, the sublayer
-        assertPixel(frame, 130, 185, (255, 255, 255)) // outside, nothing
+        assertPixel(frame, 130, 150, (0, 0, 0))  // inside it, the sublayer
+        assertPixel(frame, 130, 185, (255, 255, 255))  // outside, nothing
     }
 
     func testScratchTexturesAreCountedWhileUsedAndEvictedAfterTheEvictionAge() throws {

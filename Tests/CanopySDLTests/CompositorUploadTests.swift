@@ -94,8 +94,8 @@ final class CompositorUploadTests: XCTestCase {
             XCTAssertEqual(app.compositor.textureBytes, 16 * 16 * 4)
             app.rootLayer.setSublayers([])
             kept = nil
-            app.runTurn()   // the compositor notices the layer is gone at the end of the frame
-            app.runTurn()   // and releases its texture through the queue
+            app.runTurn()  // the compositor notices the layer is gone at the end of the frame
+            app.runTurn()  // and releases its texture through the queue
             XCTAssertEqual(app.compositor.textureBytes, 0)
         }
     }
@@ -130,11 +130,12 @@ final class CompositorUploadTests: XCTestCase {
             for _ in 0..<5 { app.runTurn() }
             XCTAssertEqual(app.memoryTrimCount, before)
             // A burst: textures made...
-            app.rootLayer.setSublayers((0..<4).map { _ in
-                let layer = Layer(frame: CGRect(x: 0, y: 0, width: 40, height: 40))
-                layer.contents = Bitmap(width: 256, height: 256, fill: Self.red)
-                return layer
-            })
+            app.rootLayer.setSublayers(
+                (0..<4).map { _ in
+                    let layer = Layer(frame: CGRect(x: 0, y: 0, width: 40, height: 40))
+                    layer.contents = Bitmap(width: 256, height: 256, fill: Self.red)
+                    return layer
+                })
             app.runTurn()
             XCTAssertEqual(app.compositor.textureBytes, 4 * 256 * 256 * 4)
             XCTAssertEqual(app.memoryTrimCount, before, "not while the work goes on")

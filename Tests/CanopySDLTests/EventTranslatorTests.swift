@@ -36,8 +36,9 @@ final class EventTranslatorTests: XCTestCase {
     }
 
     func testKeys() {
-        XCTAssertEqual(EventTranslator.key(SDL_Keycode(SDLK_SLASH.rawValue), modifiers: .shift), .character("/"),
-                       "keys are keys; what they type comes as text")
+        XCTAssertEqual(
+            EventTranslator.key(SDL_Keycode(SDLK_SLASH.rawValue), modifiers: .shift), .character("/"),
+            "keys are keys; what they type comes as text")
         XCTAssertEqual(EventTranslator.key(SDL_Keycode(SDLK_f.rawValue), modifiers: []), .character("f"))
         XCTAssertEqual(EventTranslator.key(SDL_Keycode(SDLK_F1.rawValue), modifiers: []), .function(1))
         XCTAssertEqual(EventTranslator.key(SDL_Keycode(SDLK_F12.rawValue), modifiers: []), .function(12))

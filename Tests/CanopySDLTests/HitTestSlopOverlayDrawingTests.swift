@@ -38,18 +38,18 @@ final class HitTestSlopOverlayDrawingTests: XCTestCase {
             app.overlayRootNode = root
 
             var frame = try XCTUnwrap(app.captureFrame())
-            SDLTestSupport.assertColor(frame, 60, 70, (255, 255, 255))    // off: nothing drawn
+            SDLTestSupport.assertColor(frame, 60, 70, (255, 255, 255))  // off: nothing drawn
 
             app.showsHitTestSlop = true
-            app.cursor = .hand                                   // headless: ignored, harmless
+            app.cursor = .hand  // headless: ignored, harmless
             frame = try XCTUnwrap(app.captureFrame())
-            SDLTestSupport.assertColor(frame, 60, 70, (153, 255, 153))    // green 0.4 over white
-            SDLTestSupport.assertColor(frame, 50, 70, (255, 153, 51))     // orange 0.8 band
+            SDLTestSupport.assertColor(frame, 60, 70, (153, 255, 153))  // green 0.4 over white
+            SDLTestSupport.assertColor(frame, 50, 70, (255, 153, 51))  // orange 0.8 band
             SDLTestSupport.assertColor(frame, 51, 70, (255, 153, 51))
             SDLTestSupport.assertColor(frame, 52, 70, (153, 255, 153))
-            SDLTestSupport.assertColor(frame, 45, 70, (255, 255, 255))    // clipped away: not shown
+            SDLTestSupport.assertColor(frame, 45, 70, (255, 255, 255))  // clipped away: not shown
             SDLTestSupport.assertColor(frame, 240, 70, (153, 255, 153))
-            SDLTestSupport.assertColor(frame, 249, 70, (98, 140, 112))    // dark green 0.7 band
+            SDLTestSupport.assertColor(frame, 249, 70, (98, 140, 112))  // dark green 0.7 band
             SDLTestSupport.assertColor(frame, 251, 70, (255, 255, 255))
         }
     }

@@ -29,7 +29,9 @@ final class RangeOverlayDrawingTests: XCTestCase {
             let app = try TestApplication.headless(width: 480, height: 750, renderDriver: "software", fonts: TestFonts.registry)
             defer { app.close() }
             var asked = 0
-            app.rangeOverlaySource = { asked += 1; return Self.snapshot }
+            app.rangeOverlaySource = {
+                asked += 1; return Self.snapshot
+            }
 
             var frame = try XCTUnwrap(app.captureFrame())
             XCTAssertEqual(asked, 0, "off: the source is not asked")

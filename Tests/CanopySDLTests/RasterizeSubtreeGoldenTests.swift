@@ -29,11 +29,13 @@ private final class ShapesNode: DisplayNode, ContentDrawing, @unchecked Sendable
 
     class func draw(_ p: ShapesParameters, in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
         let bounds = CGRect(origin: .zero, size: p.size)
-        context.drawLinearGradient(Gradient(colors: [p.from, p.to]), from: .zero,
-                                   to: CGPoint(x: bounds.maxX, y: bounds.maxY),
-                                   options: [.drawsBeforeStart, .drawsAfterEnd])
-        context.fillRoundedRect(bounds.insetBy(dx: p.size.width / 4, dy: p.size.height / 4), cornerRadius: 6,
-                                with: Color(white: 1, alpha: 0.6))
+        context.drawLinearGradient(
+            Gradient(colors: [p.from, p.to]), from: .zero,
+            to: CGPoint(x: bounds.maxX, y: bounds.maxY),
+            options: [.drawsBeforeStart, .drawsAfterEnd])
+        context.fillRoundedRect(
+            bounds.insetBy(dx: p.size.width / 4, dy: p.size.height / 4), cornerRadius: 6,
+            with: Color(white: 1, alpha: 0.6))
         context.stroke(CGRect(x: 4, y: 4, width: 20, height: 12), with: .black, lineWidth: 2)
     }
 }
@@ -71,7 +73,6 @@ final class RasterizeSubtreeGoldenTests: XCTestCase {
     /// subnode by itself) and 61 (the software renderer's dark fringes) to 237 (a square border,
     /// a rectangular clip, a fade applied per drawing operation): 2,781 pixels over in all.
     static let maxDifference = 10
-
 
     /// A generated image: a colour ramp with a translucent band and a transparent corner.
     private static func makeImage(width: Int, height: Int) -> Bitmap {
@@ -157,8 +158,9 @@ final class RasterizeSubtreeGoldenTests: XCTestCase {
         // Text.
         let text = TextNode()
         text.fonts = TestFonts.registry
-        text.attributedText = AttributedString("Rainforest canopy", font: Font(family: "Lato", size: 18),
-                                               color: Color(rgb8: 20, 50, 30))
+        text.attributedText = AttributedString(
+            "Rainforest canopy", font: Font(family: "Lato", size: 18),
+            color: Color(rgb8: 20, 50, 30))
         text.frame = CGRect(x: 12, y: 150, width: 200, height: 30)
         // Contents clipped to a rounded rect, over a background.
         let roundedShapes = ShapesNode(from: green, to: yellow)
@@ -179,15 +181,18 @@ final class RasterizeSubtreeGoldenTests: XCTestCase {
             $0.cornerRadius = 8
             $0.clipsToBounds = true
         }
-        middle.addSubnode(node(CGRect(x: 100, y: 12, width: 60, height: 24), red) {
-            $0.alpha = 0.5
-            $0.borderColor = .white
-            $0.borderWidth = 2
-        })
+        middle.addSubnode(
+            node(CGRect(x: 100, y: 12, width: 60, height: 24), red) {
+                $0.alpha = 0.5
+                $0.borderColor = .white
+                $0.borderWidth = 2
+            })
         outer.addSubnode(middle)
 
-        for subnode in [translated, clips, roundClips, rounded, faded, shapes, image, enlarged, text, roundedShapes,
-                        hidden, outer] {
+        for subnode in [
+            translated, clips, roundClips, rounded, faded, shapes, image, enlarged, text, roundedShapes,
+            hidden, outer,
+        ] {
             container.addSubnode(subnode)
         }
         return container
@@ -237,7 +242,8 @@ final class RasterizeSubtreeGoldenTests: XCTestCase {
     private static func checkScene(_ frame: Bitmap, driver: String) {
         func expect(_ x: Int, _ y: Int, _ expected: (Int, Int, Int), _ what: String) {
             let p = frame.pixel(x: x, y: y)
-            let ok = abs(Int(p.r) - expected.0) <= tolerance && abs(Int(p.g) - expected.1) <= tolerance
+            let ok =
+                abs(Int(p.r) - expected.0) <= tolerance && abs(Int(p.g) - expected.1) <= tolerance
                 && abs(Int(p.b) - expected.2) <= tolerance
             XCTAssertTrue(ok, "\(driver): \(what) at (\(x), \(y)) is \(p), expected \(expected)")
         }
@@ -275,9 +281,13 @@ final class RasterizeSubtreeGoldenTests: XCTestCase {
         let summary = "\(driver): max channel difference \(maxDifference), \(over) of \(total) pixels over \(tolerance)"
         print("RasterizeSubtreeGoldenTests: \(summary)")
         if maxDifference > Self.maxDifference || Double(over) > Double(total) * maxFractionOverTolerance
-            || ProcessInfo.processInfo.environment["CANOPY_WRITE_RASTER_GOLDEN"] == "1" {
-            let folder = ImageComparison.write([("\(driver)-rasterized", rasterized), ("\(driver)-layers", layered),
-                                                ("\(driver)-diff", comparison.diff)], to: "canopy-rasterize-golden")
+            || ProcessInfo.processInfo.environment["CANOPY_WRITE_RASTER_GOLDEN"] == "1"
+        {
+            let folder = ImageComparison.write(
+                [
+                    ("\(driver)-rasterized", rasterized), ("\(driver)-layers", layered),
+                    ("\(driver)-diff", comparison.diff),
+                ], to: "canopy-rasterize-golden")
             XCTAssertLessThanOrEqual(maxDifference, Self.maxDifference, "\(summary); images in \(folder)")
             XCTAssertLessThanOrEqual(Double(over), Double(total) * maxFractionOverTolerance, "\(summary); images in \(folder)")
         }

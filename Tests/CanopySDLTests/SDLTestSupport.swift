@@ -14,8 +14,10 @@ enum SDLTestSupport {
     }
 
     /// Fails unless the pixel is within 3 levels of `expected` in each channel.
-    static func assertColor(_ frame: Bitmap, _ x: Int, _ y: Int, _ expected: (Int, Int, Int),
-                            file: StaticString = #filePath, line: UInt = #line) {
+    static func assertColor(
+        _ frame: Bitmap, _ x: Int, _ y: Int, _ expected: (Int, Int, Int),
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         let c = rgb(frame, x, y)
         let ok = abs(c.0 - expected.0) <= 3 && abs(c.1 - expected.1) <= 3 && abs(c.2 - expected.2) <= 3
         XCTAssertTrue(ok, "pixel (\(x), \(y)) is \(c), expected \(expected)", file: file, line: line)

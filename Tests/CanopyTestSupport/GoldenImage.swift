@@ -131,7 +131,8 @@ public enum GoldenImage {
 
         guard golden.width == bitmap.width, golden.height == bitmap.height else {
             let folder = ImageComparison.write([("\(name)-actual", bitmap)], to: failureFolder)
-            XCTFail("""
+            XCTFail(
+                """
                 golden \(name) is \(golden.width)x\(golden.height) px but the bitmap is \
                 \(bitmap.width)x\(bitmap.height) px; actual: \(folder)/\(name)-actual.png
                 """, file: file, line: line)
@@ -140,9 +141,11 @@ public enum GoldenImage {
 
         let comparison = ImageComparison(bitmap, golden, tolerance: tolerance)
         guard comparison.differingFraction > maxDifferingFraction else { return }
-        let folder = ImageComparison.write([("\(name)-actual", bitmap), ("\(name)-diff", comparison.diff)],
-                                           to: failureFolder)
-        XCTFail("""
+        let folder = ImageComparison.write(
+            [("\(name)-actual", bitmap), ("\(name)-diff", comparison.diff)],
+            to: failureFolder)
+        XCTFail(
+            """
             golden \(name) mismatch: \(comparison.differingPixels) of \(comparison.totalPixels) pixels differ \
             by more than \(tolerance) (max difference \(comparison.maxDifference)); actual: \
             \(folder)/\(name)-actual.png; diff: \(folder)/\(name)-diff.png

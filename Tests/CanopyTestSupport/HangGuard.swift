@@ -18,8 +18,10 @@ public enum HangGuard {
     /// Calls `step` until `condition()` holds or `seconds` have passed; true if it held. `step`
     /// does what makes progress (turns a run loop, pumps events); `pause` seconds of sleep follow
     /// each step that left the condition false, so that the wait leaves the cores to the workers.
-    public static func wait(until condition: () -> Bool, pause: TimeInterval = 0.001,
-                            step: () -> Void = {}) -> Bool {
+    public static func wait(
+        until condition: () -> Bool, pause: TimeInterval = 0.001,
+        step: () -> Void = {}
+    ) -> Bool {
         let start = DispatchTime.now().uptimeNanoseconds
         while !condition() {
             if Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 > seconds { return condition() }

@@ -18,8 +18,10 @@ public enum TestLoop {
     /// Turns `loop` until `done()` (`HangGuard.seconds` is a hang guard, not a timing check); fails
     /// where it was called, with `message`, if `done()` never came true.
     @MainActor
-    public static func turn(_ loop: FrameLoop, until done: () -> Bool, _ message: String = "the display never landed",
-                     file: StaticString = #filePath, line: UInt = #line) {
+    public static func turn(
+        _ loop: FrameLoop, until done: () -> Bool, _ message: String = "the display never landed",
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertTrue(HangGuard.wait(until: done, step: { loop.runTurn() }), message, file: file, line: line)
     }
 }

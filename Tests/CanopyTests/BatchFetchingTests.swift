@@ -101,10 +101,11 @@ final class BatchFetchingTests: XCTestCase {
         // An empty viewport: never. No height, at the very end (remaining 5000 - 0 - 5000 = 0):
         XCTAssertFalse(shouldFetch(offset: 5000, height: 0))
         // No width, with content 500 shorter than its 800 pt height:
-        XCTAssertFalse(BatchFetching.shouldFetch(
-            context: BatchContext(), direction: .down, viewport: CGRect(x: 0, y: 0, width: 0, height: 800),
-            contentHeight: 500, leadingScreens: 2, isVisible: true
-        ))
+        XCTAssertFalse(
+            BatchFetching.shouldFetch(
+                context: BatchContext(), direction: .down, viewport: CGRect(x: 0, y: 0, width: 0, height: 800),
+                contentHeight: 500, leadingScreens: 2, isVisible: true
+            ))
     }
 
     // MARK: - BatchContext

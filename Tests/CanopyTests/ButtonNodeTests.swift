@@ -36,8 +36,13 @@ final class ButtonNodeTests: XCTestCase {
 
     /// The size the title node takes on its own, unconstrained (what a stack gives it when it fits).
     private static func titleSize(_ button: ButtonNode) -> CGSize {
-        button.titleNode.layoutThatFits(SizeRange(min: .zero, max: CGSize(width: CGFloat.infinity,
-                                                                           height: .infinity))).size
+        button.titleNode.layoutThatFits(
+            SizeRange(
+                min: .zero,
+                max: CGSize(
+                    width: CGFloat.infinity,
+                    height: .infinity))
+        ).size
     }
 
     /// The shown title's characters.
@@ -82,8 +87,9 @@ final class ButtonNodeTests: XCTestCase {
     func testSetTitleUsesTheDefaultFontAndBlackUnlessGiven() {
         let button = ButtonNode()
         button.setTitle("Go", for: .normal)
-        XCTAssertEqual(button.attributedTitle(for: .normal),
-                       AttributedString("Go", font: TextLayout.defaultFont, color: .black))
+        XCTAssertEqual(
+            button.attributedTitle(for: .normal),
+            AttributedString("Go", font: TextLayout.defaultFont, color: .black))
         let heavy = Font(family: "Lato", size: 20, weight: .heavy)
         button.setTitle("Stop", font: heavy, color: .red, for: .highlighted)
         XCTAssertEqual(button.attributedTitle(for: .highlighted), AttributedString("Stop", font: heavy, color: .red))
@@ -102,8 +108,11 @@ final class ButtonNodeTests: XCTestCase {
         XCTAssertEqual(button.frame.size, layout.size)
         XCTAssertEqual(Self.ids(button.subnodes), Self.ids([button.imageNode, button.titleNode]))
         XCTAssertEqual(button.imageNode.frame, CGRect(x: 10, y: 4 + (height - 30) / 2, width: 20, height: 30))
-        XCTAssertEqual(button.titleNode.frame, CGRect(x: 38, y: 4 + (height - title.height) / 2,
-                                                      width: title.width, height: title.height))
+        XCTAssertEqual(
+            button.titleNode.frame,
+            CGRect(
+                x: 38, y: 4 + (height - title.height) / 2,
+                width: title.width, height: title.height))
 
         button.contentSpacing = 3
         Self.layOut(button)
@@ -121,8 +130,11 @@ final class ButtonNodeTests: XCTestCase {
         XCTAssertEqual(layout.size, CGSize(width: 5 + width + 5, height: 5 + 30 + 8 + title.height + 5))
         XCTAssertEqual(Self.ids(button.subnodes), Self.ids([button.imageNode, button.titleNode]))
         XCTAssertEqual(button.imageNode.frame, CGRect(x: 5 + (width - 20) / 2, y: 5, width: 20, height: 30))
-        XCTAssertEqual(button.titleNode.frame, CGRect(x: 5 + (width - title.width) / 2, y: 43,
-                                                      width: title.width, height: title.height))
+        XCTAssertEqual(
+            button.titleNode.frame,
+            CGRect(
+                x: 5 + (width - title.width) / 2, y: 43,
+                width: title.width, height: title.height))
     }
 
     func testImageAlignmentEndPutsTheImageAfterTheTitle() {
@@ -165,8 +177,9 @@ final class ButtonNodeTests: XCTestCase {
         button.setBackgroundImage(Self.backdrop, for: .normal)
         button.contentEdgeInsets = EdgeInsets(all: 6)
         let layout = Self.layOut(button)
-        XCTAssertEqual(Self.ids(button.subnodes),
-                       Self.ids([button.backgroundImageNode, button.imageNode, button.titleNode]))
+        XCTAssertEqual(
+            Self.ids(button.subnodes),
+            Self.ids([button.backgroundImageNode, button.imageNode, button.titleNode]))
         XCTAssertEqual(button.backgroundImageNode.frame, CGRect(origin: .zero, size: layout.size))
         XCTAssertEqual(button.imageNode.frame.origin.x, 6)
 
@@ -189,7 +202,7 @@ final class ButtonNodeTests: XCTestCase {
         let size = CGSize(width: content + 100, height: max(30, title.height) + 40)
         let exact = SizeRange(exactly: size)
 
-        Self.layOut(button, in: exact)     // centred both ways by default
+        Self.layOut(button, in: exact)  // centred both ways by default
         XCTAssertEqual(button.imageNode.frame.minX, 4 + (size.width - 12 - content) / 2)
         XCTAssertEqual(button.imageNode.frame.minY, 2 + (size.height - 8 - 30) / 2)
 
@@ -255,9 +268,11 @@ final class ButtonNodeTests: XCTestCase {
 
     func testTheShownContentFallsBackAsTexturesDoes() {
         MainActor.assumeIsolated {
-            let states: [ControlState] = [.normal, .highlighted, .selected, [.selected, .highlighted], .disabled,
-                                          [.disabled, .highlighted], [.disabled, .selected],
-                                          [.disabled, .selected, .highlighted]]
+            let states: [ControlState] = [
+                .normal, .highlighted, .selected, [.selected, .highlighted], .disabled,
+                [.disabled, .highlighted], [.disabled, .selected],
+                [.disabled, .selected, .highlighted],
+            ]
             /// What the button shows in each of `states`, with titles set for `stored` only.
             func shown(storing stored: [ControlState]) -> [String] {
                 let button = ButtonNode()
@@ -275,23 +290,31 @@ final class ButtonNodeTests: XCTestCase {
             // Normal only: every state shows it.
             XCTAssertEqual(shown(storing: [.normal]), Array(repeating: "normal", count: 8))
             // Every state: each shows its own; the disabled content wins over everything.
-            XCTAssertEqual(shown(storing: ButtonNode.storedStates), [
-                "normal", "highlighted", "selected", "selected+highlighted", "disabled",
-                "disabled", "disabled", "disabled",
-            ])
+            XCTAssertEqual(
+                shown(storing: ButtonNode.storedStates),
+                [
+                    "normal", "highlighted", "selected", "selected+highlighted", "disabled",
+                    "disabled", "disabled", "disabled",
+                ])
             // No selected-highlighted content: highlighted before selected.
-            XCTAssertEqual(shown(storing: [.normal, .highlighted, .selected]), [
-                "normal", "highlighted", "selected", "highlighted", "normal",
-                "highlighted", "selected", "highlighted",
-            ])
+            XCTAssertEqual(
+                shown(storing: [.normal, .highlighted, .selected]),
+                [
+                    "normal", "highlighted", "selected", "highlighted", "normal",
+                    "highlighted", "selected", "highlighted",
+                ])
             // Only selected: highlighted falls back to normal, selected+highlighted to selected.
-            XCTAssertEqual(shown(storing: [.normal, .selected]), [
-                "normal", "normal", "selected", "selected", "normal", "normal", "selected", "selected",
-            ])
+            XCTAssertEqual(
+                shown(storing: [.normal, .selected]),
+                [
+                    "normal", "normal", "selected", "selected", "normal", "normal", "selected", "selected",
+                ])
             // Without a normal title, states without their own show none.
-            XCTAssertEqual(shown(storing: [.highlighted]), [
-                "", "highlighted", "", "highlighted", "", "highlighted", "", "highlighted",
-            ])
+            XCTAssertEqual(
+                shown(storing: [.highlighted]),
+                [
+                    "", "highlighted", "", "highlighted", "", "highlighted", "", "highlighted",
+                ])
         }
     }
 
@@ -340,9 +363,10 @@ final class ButtonNodeTests: XCTestCase {
             XCTAssertEqual(Self.shownTitle(button), "Off")
             XCTAssertTrue(button.imageNode.image === Self.otherIcon)
             XCTAssertTrue(button.backgroundImageNode.image === Self.backdrop)
-            XCTAssertEqual(Self.ids(button.subnodes),
-                           Self.ids([button.backgroundImageNode, button.imageNode, button.titleNode]),
-                           "the disabled background joined the layout")
+            XCTAssertEqual(
+                Self.ids(button.subnodes),
+                Self.ids([button.backgroundImageNode, button.imageNode, button.titleNode]),
+                "the disabled background joined the layout")
             XCTAssertEqual(button.imageNode.frame.size, CGSize(width: 12, height: 12))
 
             button.isEnabled = true
@@ -362,8 +386,11 @@ final class ButtonNodeTests: XCTestCase {
             Self.layOut(button, in: SizeRange(exactly: size))
             let short = Self.titleSize(button)
             XCTAssertEqual(Self.ids(button.subnodes), Self.ids([button.titleNode]))
-            XCTAssertEqual(button.titleNode.frame, CGRect(x: (300 - short.width) / 2, y: (50 - short.height) / 2,
-                                                          width: short.width, height: short.height))
+            XCTAssertEqual(
+                button.titleNode.frame,
+                CGRect(
+                    x: (300 - short.width) / 2, y: (50 - short.height) / 2,
+                    width: short.width, height: short.height))
 
             button.isHighlighted = true
             XCTAssertEqual(Self.shownTitle(button), "A much longer title")
@@ -373,8 +400,11 @@ final class ButtonNodeTests: XCTestCase {
             XCTAssertEqual(Self.ids(button.subnodes), Self.ids([button.imageNode, button.titleNode]))
             let content = 20 + 8 + long.width
             XCTAssertEqual(button.imageNode.frame, CGRect(x: (300 - content) / 2, y: 10, width: 20, height: 30))
-            XCTAssertEqual(button.titleNode.frame, CGRect(x: (300 - content) / 2 + 28, y: (50 - long.height) / 2,
-                                                          width: long.width, height: long.height))
+            XCTAssertEqual(
+                button.titleNode.frame,
+                CGRect(
+                    x: (300 - content) / 2 + 28, y: (50 - long.height) / 2,
+                    width: long.width, height: long.height))
 
             button.isHighlighted = false
             XCTAssertEqual(Self.shownTitle(button), "Tap")

@@ -84,7 +84,7 @@ final class CellNodeTests: XCTestCase {
             Thread {
                 cell.isSelected = true
                 cell.isHighlighted = true
-                cell.isHighlighted = false    // undone before the turn: not reported
+                cell.isHighlighted = false  // undone before the turn: not reported
                 done.signal()
             }.start()
             XCTAssertEqual(done.wait(timeout: HangGuard.deadline), .success)

@@ -102,7 +102,9 @@ final class TestSource: CollectionDataSource, CollectionDelegate {
     func collectionNode(_ collectionNode: CollectionNode, didEndDisplayingItemWith node: CellNode, at index: Int) {
         displayed.append("end \((node as? TestCell)?.item ?? -1)")
         ended.append("\((node as? TestCell)?.item ?? -1)@\(index)")
-        if onScreen.remove(ObjectIdentifier(node)) == nil { unpaired.append("end without will \((node as? TestCell)?.item ?? -1)") }
+        if onScreen.remove(ObjectIdentifier(node)) == nil {
+            unpaired.append("end without will \((node as? TestCell)?.item ?? -1)")
+        }
         onDidEndDisplaying?(collectionNode, node, index)
     }
     func shouldBatchFetch(for collectionNode: CollectionNode) -> Bool {
@@ -149,22 +151,29 @@ final class CollectionNodeTests: XCTestCase {
     /// no interface state until then).
     @MainActor
     static func settle(_ collection: CollectionNode, _ loop: FrameLoop, file: StaticString = #filePath, line: UInt = #line) {
-        TestLoop.turn(loop, until: {
-            let preload = collection.indicesOfItems(in: collection.ranges.preload)
-            return collection.numberOfItems == 0
-                || (collection.isVisibleContentDisplayed && !collection.visibleItemIndices.isEmpty
-                    && preload.allSatisfy { collection.nodeForItem(at: $0) != nil })
-        }, file: file, line: line)
+        TestLoop.turn(
+            loop,
+            until: {
+                let preload = collection.indicesOfItems(in: collection.ranges.preload)
+                return collection.numberOfItems == 0
+                    || (collection.isVisibleContentDisplayed && !collection.visibleItemIndices.isEmpty
+                        && preload.allSatisfy { collection.nodeForItem(at: $0) != nil })
+            }, file: file, line: line)
         for _ in 0..<3 { loop.runTurn() }
     }
 
     /// Turns until every item in the preload range has its cell and every visible one is displayed.
     @MainActor
-    static func settleRanges(_ collection: CollectionNode, _ loop: FrameLoop, file: StaticString = #filePath, line: UInt = #line) {
-        TestLoop.turn(loop, until: {
-            collection.isVisibleContentDisplayed
-                && collection.indicesOfItems(in: collection.ranges.preload).allSatisfy { collection.nodeForItem(at: $0) != nil }
-        }, file: file, line: line)
+    static func settleRanges(_ collection: CollectionNode, _ loop: FrameLoop, file: StaticString = #filePath, line: UInt = #line)
+    {
+        TestLoop.turn(
+            loop,
+            until: {
+                collection.isVisibleContentDisplayed
+                    && collection.indicesOfItems(in: collection.ranges.preload).allSatisfy {
+                        collection.nodeForItem(at: $0) != nil
+                    }
+            }, file: file, line: line)
         loop.runTurn()
     }
 
@@ -173,12 +182,16 @@ final class CollectionNodeTests: XCTestCase {
     /// items: counts of fetches and items then include every fetch begun so far, however slow that
     /// queue is, so a fetch that should not have begun cannot go unseen.
     @MainActor
-    static func finishFetches(_ collection: CollectionNode, _ source: TestSource, _ loop: FrameLoop,
-                              file: StaticString = #filePath, line: UInt = #line) {
+    static func finishFetches(
+        _ collection: CollectionNode, _ source: TestSource, _ loop: FrameLoop,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         let holds = source.holdsFetches.withLock { $0 }
-        TestLoop.turn(loop, until: {
-            source.fetches.withLock { $0 } >= source.approvedFetches && (holds || !collection.batchContext.isFetching)
-        }, "a batch fetch never reached the delegate", file: file, line: line)
+        TestLoop.turn(
+            loop,
+            until: {
+                source.fetches.withLock { $0 } >= source.approvedFetches && (holds || !collection.batchContext.isFetching)
+            }, "a batch fetch never reached the delegate", file: file, line: line)
     }
 
     func testCellsAreMadeOffTheMainThreadMeasuredAndPlaced() {
@@ -194,7 +207,8 @@ final class CollectionNodeTests: XCTestCase {
                 XCTAssertFalse(cell.madeOnMainThread)
                 XCTAssertTrue(collection.isItemMeasured(at: index))
                 // Spacing 10, then 100 + 10 per item, centred: x = (400 - 320) / 2.
-                XCTAssertEqual(collection.frameForItem(at: index), CGRect(x: 40, y: 10 + 110 * CGFloat(index), width: 320, height: 100))
+                XCTAssertEqual(
+                    collection.frameForItem(at: index), CGRect(x: 40, y: 10 + 110 * CGFloat(index), width: 320, height: 100))
                 XCTAssertEqual(cell.frame, collection.frameForItem(at: index))
                 XCTAssertTrue(cell.supernode === collection.contentNode)
                 XCTAssertNotNil(cell.layer.contents)
@@ -218,9 +232,12 @@ final class CollectionNodeTests: XCTestCase {
             XCTAssertEqual(collection.ranges.mode, .minimum)
             XCTAssertEqual(collection.ranges.display, CGRect(x: 0, y: -75, width: 400, height: 450))
             XCTAssertEqual(collection.ranges.preload, CGRect(x: 0, y: -75, width: 400, height: 525))
-            XCTAssertEqual((0..<6).map { collection.interfaceStateForItem(at: $0) },
-                           [[.preload, .display, .visible], [.preload, .display, .visible], [.preload, .display, .visible],
-                            [.preload, .display], [], []])
+            XCTAssertEqual(
+                (0..<6).map { collection.interfaceStateForItem(at: $0) },
+                [
+                    [.preload, .display, .visible], [.preload, .display, .visible], [.preload, .display, .visible],
+                    [.preload, .display], [], [],
+                ])
             XCTAssertNil(collection.nodeForItem(at: 4))
         }
     }
@@ -230,7 +247,7 @@ final class CollectionNodeTests: XCTestCase {
             let source = TestSource(heights: Array(repeating: 100, count: 100))
             let (collection, loop) = Self.make(source)
             var tuning = RangeTuning()
-            tuning.velocityLookahead = 0     // the velocity extension is RangeTuning's tests' business
+            tuning.velocityLookahead = 0  // the velocity extension is RangeTuning's tests' business
             collection.rangeTuning = tuning
             Self.settle(collection, loop)
             collection.setContentOffset(1100)
@@ -271,8 +288,9 @@ final class CollectionNodeTests: XCTestCase {
             // the same order (preload, display, visible).
             collection.setContentOffset(5000)
             loop.runTurn()
-            XCTAssertEqual(source.log.all.filter { $0.hasPrefix("0 ") },
-                           ["0 exit preload", "0 exit display", "0 exit visible", "0 preload+display+visible -> none"])
+            XCTAssertEqual(
+                source.log.all.filter { $0.hasPrefix("0 ") },
+                ["0 exit preload", "0 exit display", "0 exit visible", "0 preload+display+visible -> none"])
             XCTAssertNil(collection.nodeForItem(at: 0))
             XCTAssertTrue(source.displayed.contains("will 0"))
             XCTAssertTrue(source.displayed.contains("end 0"))
@@ -307,8 +325,9 @@ final class CollectionNodeTests: XCTestCase {
             XCTAssertNotNil(second.layer.contents)
             XCTAssertFalse(second.displaySuspended)
             // It stayed in the preload range throughout: display went and came, preload never left.
-            XCTAssertEqual(source.log.all.filter { $0.hasPrefix("2 ") && $0.contains("preload") && !$0.contains("->") },
-                           ["2 enter preload"])
+            XCTAssertEqual(
+                source.log.all.filter { $0.hasPrefix("2 ") && $0.contains("preload") && !$0.contains("->") },
+                ["2 enter preload"])
         }
     }
 
@@ -330,10 +349,12 @@ final class CollectionNodeTests: XCTestCase {
             // Other cells' displays may be cancelled too: the wait ends only once no transaction is
             // pending, so the cell's own (started before the jump) has completed, whatever order
             // the workers finished in.
-            TestLoop.turn(loop, until: {
-                DisplayScheduler.shared.rasterStatistics.cancelled > before.cancelled
-                    && DisplayScheduler.shared.transactionGroup?.pendingCount == 0
-            })
+            TestLoop.turn(
+                loop,
+                until: {
+                    DisplayScheduler.shared.rasterStatistics.cancelled > before.cancelled
+                        && DisplayScheduler.shared.transactionGroup?.pendingCount == 0
+                })
             XCTAssertNil(cell.layerIfLoaded?.contents, "the stale drawing never lands")
         }
     }
@@ -407,7 +428,7 @@ final class CollectionNodeTests: XCTestCase {
             let (collection, loop) = Self.make(source)
             Self.settle(collection, loop)
             Self.finishFetches(collection, source, loop)
-            XCTAssertEqual(source.fetches.withLock { $0 }, 0)   // 3310 pt of content: the end is far
+            XCTAssertEqual(source.fetches.withLock { $0 }, 0)  // 3310 pt of content: the end is far
             // 3310 - 300 - 2800 = 210 pt left, within 2 screens (600): going down, it fetches.
             collection.setContentOffset(2800)
             TestLoop.turn(loop, until: { source.fetches.withLock { $0 } == 1 })
@@ -432,7 +453,7 @@ final class CollectionNodeTests: XCTestCase {
             let source = TestSource(heights: Array(repeating: 100, count: 100))
             let (collection, loop) = Self.make(source)
             Self.settle(collection, loop)
-            collection.setContentOffset(2200 + 30)     // item 20 (2210) 20 pt above the top
+            collection.setContentOffset(2200 + 30)  // item 20 (2210) 20 pt above the top
             Self.settle(collection, loop)
             let cell = try! XCTUnwrap(collection.nodeForItem(at: 20) as? TestCell)
             let onScreen = cell.frame.minY - collection.contentOffset
@@ -458,9 +479,10 @@ final class CollectionNodeTests: XCTestCase {
             let (collection, loop) = Self.make(source)
             Self.settle(collection, loop)
             @MainActor func screenPositions() -> [Int: CGFloat] {
-                Dictionary(uniqueKeysWithValues: collection.visibleItemIndices.map {
-                    ($0, collection.frameForItem(at: $0)!.minY - collection.contentOffset)
-                })
+                Dictionary(
+                    uniqueKeysWithValues: collection.visibleItemIndices.map {
+                        ($0, collection.frameForItem(at: $0)!.minY - collection.contentOffset)
+                    })
             }
             var onScreen = screenPositions()
             var measuredLater = 0
@@ -469,19 +491,23 @@ final class CollectionNodeTests: XCTestCase {
                 collection.setContentOffset(before + 40)
                 loop.runTurn()
                 // The preload range reaches items before they are seen: let its cells come in.
-                TestLoop.turn(loop, until: {
-                    collection.indicesOfItems(in: collection.ranges.preload).allSatisfy { collection.isItemMeasured(at: $0) }
-                })
-                onScreen = onScreen.mapValues { $0 - 40 }   // the scroll, already checked below
+                TestLoop.turn(
+                    loop,
+                    until: {
+                        collection.indicesOfItems(in: collection.ranges.preload).allSatisfy { collection.isItemMeasured(at: $0) }
+                    })
+                onScreen = onScreen.mapValues { $0 - 40 }  // the scroll, already checked below
                 for (index, y) in onScreen {
-                    XCTAssertEqual(collection.frameForItem(at: index)!.minY - collection.contentOffset, y,
-                                   "item \(index) moved when cells arrived at step \(step)")
+                    XCTAssertEqual(
+                        collection.frameForItem(at: index)!.minY - collection.contentOffset, y,
+                        "item \(index) moved when cells arrived at step \(step)")
                 }
                 onScreen = onScreen.mapValues { $0 + 40 }
                 // Everything seen at the last turn moved by the 40 pt scrolled, and no more.
                 for (index, y) in onScreen {
-                    XCTAssertEqual(collection.frameForItem(at: index)!.minY - collection.contentOffset, y - 40,
-                                   "item \(index) moved at step \(step)")
+                    XCTAssertEqual(
+                        collection.frameForItem(at: index)!.minY - collection.contentOffset, y - 40,
+                        "item \(index) moved at step \(step)")
                 }
                 onScreen = screenPositions()
                 measuredLater += (0..<200).filter { collection.isItemMeasured(at: $0) }.count
@@ -509,7 +535,8 @@ final class CollectionNodeTests: XCTestCase {
             XCTAssertNotNil(old.layer.contents)
             let new = try! XCTUnwrap(collection.contentNode.subnodes.first { ($0 as? TestCell)?.gate === gate })
             let subnodes = collection.contentNode.subnodes
-            XCTAssertLessThan(subnodes.firstIndex { $0 === new }!, subnodes.firstIndex { $0 === old }!, "the new cell is under the old")
+            XCTAssertLessThan(
+                subnodes.firstIndex { $0 === new }!, subnodes.firstIndex { $0 === old }!, "the new cell is under the old")
             gate.signal()
             TestLoop.turn(loop, until: { collection.nodeForItem(at: 1) === new })
             XCTAssertNil(old.supernode)
@@ -542,7 +569,7 @@ final class CollectionNodeTests: XCTestCase {
             let (collection, loop) = Self.make(source)
             collection.layoutIfNeeded()
             collection.setContentOffset(1030)
-            loop.runTurn()      // their cells are being made; they arrive at a later turn
+            loop.runTurn()  // their cells are being made; they arrive at a later turn
             XCTAssertNil(collection.nodeForItem(at: 11))
             // Before they arrive, the 8 items above go: item 11 is now 3, further from its old
             // index than the collection is long.
@@ -571,10 +598,13 @@ final class CollectionNodeTests: XCTestCase {
             TestLoop.turn(loop, until: { replacement(1) != nil && replacement(2) != nil })
             // The selection moves from 1 to 2 while the new cells wait.
             collection.selectItem(at: 2)
-            gates.values.forEach { $0.signal() }
-            TestLoop.turn(loop, until: {
-                (collection.nodeForItem(at: 1) as? TestCell)?.gate != nil && (collection.nodeForItem(at: 2) as? TestCell)?.gate != nil
-            })
+            for gate in gates.values { gate.signal() }
+            TestLoop.turn(
+                loop,
+                until: {
+                    (collection.nodeForItem(at: 1) as? TestCell)?.gate != nil
+                        && (collection.nodeForItem(at: 2) as? TestCell)?.gate != nil
+                })
             XCTAssertFalse(collection.isItemSelected(at: 1))
             XCTAssertEqual(collection.nodeForItem(at: 1)?.isSelected, false)
             XCTAssertTrue(collection.isItemSelected(at: 2))
@@ -655,7 +685,8 @@ final class CollectionNodeTests: XCTestCase {
     static func assertTreeMatchesTheItems(_ collection: CollectionNode, file: StaticString = #filePath, line: UInt = #line) {
         let expected = (0..<collection.numberOfItems).compactMap { index -> ObjectIdentifier? in
             guard let node = collection.nodeForItem(at: index) else { return nil }
-            XCTAssertEqual(node.interfaceState, collection.interfaceStateForItem(at: index), "item \(index)", file: file, line: line)
+            XCTAssertEqual(
+                node.interfaceState, collection.interfaceStateForItem(at: index), "item \(index)", file: file, line: line)
             return collection.interfaceStateForItem(at: index).contains(.display) ? ObjectIdentifier(node) : nil
         }
         for case let cell as TestCell in collection.contentNode.subnodes where !expected.contains(ObjectIdentifier(cell)) {
@@ -696,7 +727,7 @@ final class CollectionNodeTests: XCTestCase {
             XCTAssertEqual(source.selected, [1])
             XCTAssertTrue(collection.isItemSelected(at: 1))
             XCTAssertTrue(collection.nodeForItem(at: 1)?.isSelected ?? false)
-            collection.handle(.pointerUp(.left, CGPoint(x: 5, y: 150)), at: 0.1)    // the gap beside the column
+            collection.handle(.pointerUp(.left, CGPoint(x: 5, y: 150)), at: 0.1)  // the gap beside the column
             XCTAssertEqual(source.selected, [1])
         }
     }

@@ -69,40 +69,42 @@ final class ControlNodeTests: XCTestCase {
             XCTAssertFalse(control.isTracking)
             XCTAssertFalse(control.isHighlighted)
             XCTAssertFalse(control.isTouchInside)
-            XCTAssertEqual(control.log.entries, [
-                .begin(CGPoint(x: 10, y: 10), 1),
-                .state(from: .normal, to: .highlighted),
-                .event(.touchDown),
-                .state(from: .highlighted, to: .normal),
-                .end(CGPoint(x: 20, y: 20)),
-                .event(.touchUpInside),
-            ])
+            XCTAssertEqual(
+                control.log.entries,
+                [
+                    .begin(CGPoint(x: 10, y: 10), 1),
+                    .state(from: .normal, to: .highlighted),
+                    .event(.touchDown),
+                    .state(from: .highlighted, to: .normal),
+                    .end(CGPoint(x: 20, y: 20)),
+                    .event(.touchUpInside),
+                ])
         }
     }
 
     func testDraggingOutAndBackSendsDragOutsideAndInsideAndHighlightFollowsTheExpandedArea() {
         MainActor.assumeIsolated {
             let control = LoggingControl()
-            control.hitTestSlop = EdgeInsets(all: -5)   // tappable: x [-5, 105), y [-5, 45)
+            control.hitTestSlop = EdgeInsets(all: -5)  // tappable: x [-5, 105), y [-5, 45)
             XCTAssertEqual(control.expandedTrackingArea, CGRect(x: -30, y: -30, width: 160, height: 100))
             control.pointerDown(at: CGPoint(x: 50, y: 20))
             control.log.clear()
 
-            control.pointerDragged(to: CGPoint(x: 50, y: -4))     // in the slop: inside
+            control.pointerDragged(to: CGPoint(x: 50, y: -4))  // in the slop: inside
             XCTAssertEqual(control.log.events, [.touchDragInside])
             XCTAssertTrue(control.isHighlighted)
 
-            control.pointerDragged(to: CGPoint(x: 50, y: -20))    // outside, within the expansion
+            control.pointerDragged(to: CGPoint(x: 50, y: -20))  // outside, within the expansion
             XCTAssertEqual(control.log.events, [.touchDragInside, .touchDragOutside])
             XCTAssertTrue(control.isHighlighted, "still within the expanded area")
             XCTAssertTrue(control.isTouchInside)
 
-            control.pointerDragged(to: CGPoint(x: 50, y: -31))    // beyond the expansion
+            control.pointerDragged(to: CGPoint(x: 50, y: -31))  // beyond the expansion
             XCTAssertEqual(control.log.events.last, .touchDragOutside)
             XCTAssertFalse(control.isHighlighted)
             XCTAssertFalse(control.isTouchInside)
 
-            control.pointerDragged(to: CGPoint(x: 50, y: 20))     // back
+            control.pointerDragged(to: CGPoint(x: 50, y: 20))  // back
             XCTAssertEqual(control.log.events.last, .touchDragInside)
             XCTAssertTrue(control.isHighlighted)
             XCTAssertEqual(control.log.entries.filter { if case .continue = $0 { true } else { false } }.count, 4)
@@ -116,19 +118,19 @@ final class ControlNodeTests: XCTestCase {
             let control = LoggingControl()
             control.pointerDown(at: CGPoint(x: 50, y: 20))
             control.pointerDragged(to: CGPoint(x: 50, y: 100))
-            control.pointerUp(at: CGPoint(x: 50, y: 100))        // expanded area ends at y 65
+            control.pointerUp(at: CGPoint(x: 50, y: 100))  // expanded area ends at y 65
             XCTAssertEqual(control.log.events, [.touchDown, .touchDragOutside, .touchUpOutside])
             XCTAssertFalse(control.isHighlighted)
 
             control.log.clear()
             control.pointerDown(at: CGPoint(x: 50, y: 20))
-            control.pointerUp(at: CGPoint(x: 50, y: 60))          // outside the bounds, inside the expansion
+            control.pointerUp(at: CGPoint(x: 50, y: 60))  // outside the bounds, inside the expansion
             XCTAssertEqual(control.log.events, [.touchDown, .touchUpInside])
 
             control.log.clear()
             control.expandedTrackingInset = 0
             control.pointerDown(at: CGPoint(x: 50, y: 20))
-            control.pointerUp(at: CGPoint(x: 50, y: 40))          // the bounds' maximum edge is out
+            control.pointerUp(at: CGPoint(x: 50, y: 40))  // the bounds' maximum edge is out
             XCTAssertEqual(control.log.events, [.touchDown, .touchUpOutside])
         }
     }
@@ -195,12 +197,14 @@ final class ControlNodeTests: XCTestCase {
             control.pointerDown(at: CGPoint(x: 50, y: 20))
             control.log.clear()
             control.isEnabled = false
-            XCTAssertEqual(control.log.entries, [
-                .state(from: .highlighted, to: [.highlighted, .disabled]),
-                .state(from: [.highlighted, .disabled], to: .disabled),
-                .cancel,
-                .event(.touchCancel),
-            ])
+            XCTAssertEqual(
+                control.log.entries,
+                [
+                    .state(from: .highlighted, to: [.highlighted, .disabled]),
+                    .state(from: [.highlighted, .disabled], to: .disabled),
+                    .cancel,
+                    .event(.touchCancel),
+                ])
             XCTAssertFalse(control.isTracking)
         }
     }
@@ -245,7 +249,7 @@ final class ControlNodeTests: XCTestCase {
 
             log.withLock { $0.removeAll() }
             control.removeAction(b)
-            control.removeAction(b)   // a second removal is harmless
+            control.removeAction(b)  // a second removal is harmless
             control.sendActions(for: .allEvents)
             XCTAssertEqual(log.withLock { $0 }, ["c touchUpInside", "a valueChanged"])
             XCTAssertTrue(control.hasActions(for: [.touchDown, .valueChanged]))
@@ -295,12 +299,14 @@ final class ControlNodeTests: XCTestCase {
             control.isHighlighted = true
             control.isEnabled = false
             control.isSelected = false
-            XCTAssertEqual(control.log.entries, [
-                .state(from: .normal, to: .selected),
-                .state(from: .selected, to: [.selected, .highlighted]),
-                .state(from: [.selected, .highlighted], to: [.selected, .highlighted, .disabled]),
-                .state(from: [.selected, .highlighted, .disabled], to: [.highlighted, .disabled]),
-            ])
+            XCTAssertEqual(
+                control.log.entries,
+                [
+                    .state(from: .normal, to: .selected),
+                    .state(from: .selected, to: [.selected, .highlighted]),
+                    .state(from: [.selected, .highlighted], to: [.selected, .highlighted, .disabled]),
+                    .state(from: [.selected, .highlighted, .disabled], to: [.highlighted, .disabled]),
+                ])
             XCTAssertFalse(control.isEnabled)
             XCTAssertTrue(control.isHighlighted)
             XCTAssertFalse(control.isSelected)

@@ -177,8 +177,9 @@ final class DisplayNodeDisplayTests: XCTestCase {
             // container.
             for (part, gate) in zip(parts, gates) {
                 gate.signal()
-                XCTAssertTrue(HangGuard.wait(until: { part.log.all.count == 1 }, step: { loop.runTurn() }),
-                              "a part never drew")
+                XCTAssertTrue(
+                    HangGuard.wait(until: { part.log.all.count == 1 }, step: { loop.runTurn() }),
+                    "a part never drew")
                 for _ in 0..<3 { loop.runTurn(); Thread.sleep(forTimeInterval: 0.002) }
             }
             TestLoop.turn(loop) { parts.allSatisfy { $0.layerIfLoaded?.contents != nil } }
@@ -221,11 +222,11 @@ final class DisplayNodeDisplayTests: XCTestCase {
             let parent = DisplayNode()
             parent.rasterizesSubtree = true
             parent.frame = CGRect(x: 0, y: 0, width: 40, height: 40)
-            let a = DisplayNode()     // half-transparent red square
+            let a = DisplayNode()  // half-transparent red square
             a.frame = CGRect(x: 0, y: 0, width: 20, height: 20)
             a.backgroundColor = Color(red: 1, green: 0, blue: 0)
             a.alpha = 0.5
-            let b = DisplayNode()     // blue, clipping a green child that overflows it
+            let b = DisplayNode()  // blue, clipping a green child that overflows it
             b.frame = CGRect(x: 20, y: 0, width: 20, height: 20)
             b.backgroundColor = Color(red: 0, green: 0, blue: 1)
             b.clipsToBounds = true
@@ -233,7 +234,7 @@ final class DisplayNodeDisplayTests: XCTestCase {
             g.frame = CGRect(x: 10, y: 10, width: 30, height: 30)
             g.backgroundColor = Color(red: 0, green: 1, blue: 0)
             b.addSubnode(g)
-            let c = SolidNode()       // a node with its own drawing: white
+            let c = SolidNode()  // a node with its own drawing: white
             c.frame = CGRect(x: 0, y: 20, width: 20, height: 20)
             for node in [a, b, c] { parent.addSubnode(node) }
 

@@ -85,12 +85,16 @@ final class DisplayNodeTests: XCTestCase {
         let node = DisplayNode()
         let done = DispatchSemaphore(value: 0)
         // Before loading, any thread may change it: no report.
-        Thread { node.alpha = 0.3; done.signal() }.start()
+        Thread {
+            node.alpha = 0.3; done.signal()
+        }.start()
         XCTAssertEqual(done.wait(timeout: HangGuard.deadline), .success)
         XCTAssertTrue(reports.withLock { $0.isEmpty })
 
         MainActor.assumeIsolated { _ = node.layer }
-        Thread { node.alpha = 0.7; node.addSubnode(DisplayNode()); done.signal() }.start()
+        Thread {
+            node.alpha = 0.7; node.addSubnode(DisplayNode()); done.signal()
+        }.start()
         XCTAssertEqual(done.wait(timeout: HangGuard.deadline), .success)
         let messages = reports.withLock { $0 }
         XCTAssertEqual(messages.count, 2)
@@ -98,7 +102,9 @@ final class DisplayNodeTests: XCTestCase {
         XCTAssertTrue(messages[0].contains("alpha"))
         XCTAssertTrue(messages[1].contains("subnodes"))
         // Properties that are not layer state stay free on any thread.
-        Thread { node.hitTestSlop = EdgeInsets(all: -8); node.isOpaque = true; done.signal() }.start()
+        Thread {
+            node.hitTestSlop = EdgeInsets(all: -8); node.isOpaque = true; done.signal()
+        }.start()
         XCTAssertEqual(done.wait(timeout: HangGuard.deadline), .success)
         XCTAssertEqual(reports.withLock { $0.count }, 2)
     }
@@ -128,15 +134,18 @@ final class DisplayNodeTests: XCTestCase {
 
     func testALeafIsSizedByItsContentAndStyle() {
         let leaf = ContentNode(40, 20)
-        XCTAssertEqual(leaf.layoutThatFits(SizeRange(min: .zero, max: CGSize(width: 100, height: 100))).size,
-                       CGSize(width: 40, height: 20))
+        XCTAssertEqual(
+            leaf.layoutThatFits(SizeRange(min: .zero, max: CGSize(width: 100, height: 100))).size,
+            CGSize(width: 40, height: 20))
         leaf.style.minWidth = .points(60)
-        XCTAssertEqual(leaf.layoutThatFits(SizeRange(min: .zero, max: CGSize(width: 100, height: 100))).size,
-                       CGSize(width: 60, height: 20))
+        XCTAssertEqual(
+            leaf.layoutThatFits(SizeRange(min: .zero, max: CGSize(width: 100, height: 100))).size,
+            CGSize(width: 60, height: 20))
         // New content: setNeedsLayout makes the next measurement see it.
         leaf.contentSize = CGSize(width: 80, height: 30)
-        XCTAssertEqual(leaf.layoutThatFits(SizeRange(min: .zero, max: CGSize(width: 100, height: 100))).size,
-                       CGSize(width: 80, height: 30))
+        XCTAssertEqual(
+            leaf.layoutThatFits(SizeRange(min: .zero, max: CGSize(width: 100, height: 100))).size,
+            CGSize(width: 80, height: 30))
     }
 
     func testASpecBlockLaysOutSubnodesThroughSpecsAndApplyLayoutPlacesThem() {
@@ -144,12 +153,16 @@ final class DisplayNodeTests: XCTestCase {
         let title = ContentNode(100, 20), body = ContentNode(80, 50)
         card.automaticallyManagesSubnodes = true
         card.layoutSpecBlock = { _, _ in
-            InsetLayoutSpec(insets: EdgeInsets(top: 10, left: 12, bottom: 10, right: 12),
-                            child: StackLayoutSpec(direction: .vertical, spacing: 5, alignItems: .start,
-                                                   children: [title, body]))
+            InsetLayoutSpec(
+                insets: EdgeInsets(top: 10, left: 12, bottom: 10, right: 12),
+                child: StackLayoutSpec(
+                    direction: .vertical, spacing: 5, alignItems: .start,
+                    children: [title, body]))
         }
-        let layout = card.layoutThatFits(SizeRange(min: CGSize(width: 200, height: 0),
-                                                   max: CGSize(width: 200, height: CGFloat.infinity)))
+        let layout = card.layoutThatFits(
+            SizeRange(
+                min: CGSize(width: 200, height: 0),
+                max: CGSize(width: 200, height: CGFloat.infinity)))
         // Insets 12 + 12 across, 10 + 10 down; column 20 + 5 + 50 = 75 → 200 × 95.
         XCTAssertEqual(layout.size, CGSize(width: 200, height: 95))
         // The specs are flattened away: the card's sublayouts are its two nodes, relative to it.

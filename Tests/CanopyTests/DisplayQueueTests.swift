@@ -14,7 +14,9 @@ final class DisplayQueueTests: XCTestCase {
     private func heldQueue() -> (DisplayQueue, release: DispatchSemaphore, started: DispatchSemaphore) {
         let queue = DisplayQueue(workers: 1, name: "test.display")
         let release = DispatchSemaphore(value: 0), started = DispatchSemaphore(value: 0)
-        queue.enqueue(priority: .visible) { started.signal(); _ = release.wait(timeout: HangGuard.deadline) }
+        queue.enqueue(priority: .visible) {
+            started.signal(); _ = release.wait(timeout: HangGuard.deadline)
+        }
         XCTAssertEqual(started.wait(timeout: HangGuard.deadline), .success, "the held job never started")
         return (queue, release, started)
     }
@@ -37,7 +39,9 @@ final class DisplayQueueTests: XCTestCase {
             ("visible-2", .visible), ("near-2", DisplayPriority(isVisible: false, distance: 100)),
         ]
         for (name, priority) in jobs {
-            queue.enqueue(priority: priority) { order.withLock { $0.append(name) }; done.signal() }
+            queue.enqueue(priority: priority) {
+                order.withLock { $0.append(name) }; done.signal()
+            }
         }
         release.signal()
         wait(done, count: jobs.count)
@@ -51,7 +55,9 @@ final class DisplayQueueTests: XCTestCase {
         let done = DispatchSemaphore(value: 0)
         let firstDropped = DispatchSemaphore(value: 0)
         let first = queue.enqueue(onDrop: { firstDropped.signal() }) { ran.withLock { $0.append(1) } }
-        queue.enqueue { ran.withLock { $0.append(2) }; done.signal() }
+        queue.enqueue {
+            ran.withLock { $0.append(2) }; done.signal()
+        }
         first.cancel()
         XCTAssertTrue(first.isCancelled)
         release.signal()
@@ -79,8 +85,12 @@ final class DisplayQueueTests: XCTestCase {
         let queue = DisplayQueue(workers: 2, name: "test.display")
         defer { queue.shutdown() }
         let a = DispatchSemaphore(value: 0), b = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
-        queue.enqueue { a.signal(); if b.wait(timeout: HangGuard.deadline) == .success { done.signal() } }
-        queue.enqueue { b.signal(); if a.wait(timeout: HangGuard.deadline) == .success { done.signal() } }
+        queue.enqueue {
+            a.signal(); if b.wait(timeout: HangGuard.deadline) == .success { done.signal() }
+        }
+        queue.enqueue {
+            b.signal(); if a.wait(timeout: HangGuard.deadline) == .success { done.signal() }
+        }
         wait(done, count: 2)
     }
 
@@ -117,11 +127,15 @@ final class AsyncTransactionTests: XCTestCase {
             loop.addObserver(.afterInput) { turnNumber = $0.number }
 
             let transaction = AsyncTransaction(group: group, queue: queue)
-            transaction.addOperation({ _ in _ = slow.wait(timeout: HangGuard.deadline); return "slow" }) { value, cancelled in
+            transaction.addOperation({ _ in
+                _ = slow.wait(timeout: HangGuard.deadline); return "slow"
+            }) { value, cancelled in
                 XCTAssertFalse(cancelled)
                 log.append((value ?? "nil", turnNumber))
             }
-            transaction.addOperation({ _ -> String? in fastDone.signal(); return "fast" }) { value, _ in
+            transaction.addOperation({ _ -> String? in
+                fastDone.signal(); return "fast"
+            }) { value, _ in
                 log.append((value ?? "nil", turnNumber))
             }
             var blockTurn = 0
@@ -136,8 +150,9 @@ final class AsyncTransactionTests: XCTestCase {
             // returned once the queue runs only the slow one (its worker decrements the count after
             // the operation's end), so the turns below come after it however slow the worker is.
             XCTAssertEqual(fastDone.wait(timeout: HangGuard.deadline), .success)
-            XCTAssertTrue(HangGuard.wait(until: { queue.runningCount == 1 && queue.pendingCount == 0 }),
-                          "the fast operation never returned")
+            XCTAssertTrue(
+                HangGuard.wait(until: { queue.runningCount == 1 && queue.pendingCount == 0 }),
+                "the fast operation never returned")
             loop.runTurn()
             loop.runTurn()
             XCTAssertTrue(log.isEmpty)
@@ -210,7 +225,9 @@ final class AsyncTransactionTests: XCTestCase {
             defer { queue.shutdown() }
             let release = DispatchSemaphore(value: 0), returned = DispatchSemaphore(value: 0)
             let transaction = AsyncTransaction(group: group, queue: queue)
-            transaction.addOperation({ _ -> Int? in _ = release.wait(timeout: HangGuard.deadline); return 1 }) { _, _ in }
+            transaction.addOperation({ _ -> Int? in
+                _ = release.wait(timeout: HangGuard.deadline); return 1
+            }) { _, _ in }
             transaction.completionBlock = { _, _ in returned.signal() }
             loop.runTurn()
             XCTAssertFalse(loop.needsFrame, "nothing to do while the work runs")
@@ -237,8 +254,9 @@ final class AsyncTransactionTests: XCTestCase {
         XCTAssertNil(DisplayScheduler.shared.runDisplay(isCancelled: { true }) { () -> Int? in 7 }, "the hook said cancelled")
         XCTAssertEqual(hook.calls.load(ordering: .relaxed), 2)
         DisplayScheduler.shared.drawHook = nil
-        XCTAssertEqual(DisplayScheduler.shared.runDisplay(isCancelled: { false }) { () -> Int? in 8 }, 8,
-                       "without a hook the drawing just runs")
+        XCTAssertEqual(
+            DisplayScheduler.shared.runDisplay(isCancelled: { false }) { () -> Int? in 8 }, 8,
+            "without a hook the drawing just runs")
         XCTAssertEqual(hook.calls.load(ordering: .relaxed), 2)
     }
 }

@@ -34,11 +34,14 @@ final class DisplayRegressionTests: XCTestCase {
     /// commit, on the main thread), then turns until every transaction of `group` has completed:
     /// those displays have then landed or been dropped, however slow the workers are. A display
     /// that was never started leaves nothing to wait for, so its absence fails at once.
-    @MainActor private static func settle(_ loop: FrameLoop, _ group: TransactionGroup,
-                                          file: StaticString = #filePath, line: UInt = #line) {
+    @MainActor private static func settle(
+        _ loop: FrameLoop, _ group: TransactionGroup,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         loop.runTurn()
-        XCTAssertTrue(HangGuard.wait(until: { group.pendingCount == 0 }, step: { loop.runTurn() }),
-                      "a display never finished", file: file, line: line)
+        XCTAssertTrue(
+            HangGuard.wait(until: { group.pendingCount == 0 }, step: { loop.runTurn() }),
+            "a display never finished", file: file, line: line)
     }
 
     // 1. Suspend while a display is in flight, then resume: nothing ever redisplays.
@@ -54,12 +57,12 @@ final class DisplayRegressionTests: XCTestCase {
             let layer = node.layer
             loop.runTurn()
             XCTAssertEqual(node.started.wait(timeout: HangGuard.deadline), .success)
-            node.displaySuspended = true      // e.g. the cell scrolled out of the preload range
+            node.displaySuspended = true  // e.g. the cell scrolled out of the preload range
             gate.signal()
             // Until the suspended display has returned and been dropped (its transaction completed).
             XCTAssertTrue(HangGuard.wait(until: { group.pendingCount == 0 }, step: { loop.runTurn() }))
             node.gate.withLock { $0 = nil }
-            node.displaySuspended = false     // back in range
+            node.displaySuspended = false  // back in range
             Self.settle(loop, group)
             XCTAssertNotNil(layer.contents, "resumed node stays blank forever")
         }
@@ -126,9 +129,10 @@ final class DisplayRegressionTests: XCTestCase {
             // gate opens.) A rasterizer landing on its own would land within the turns below.
             XCTAssertEqual(slow.started.wait(timeout: HangGuard.deadline), .success)
             let queue = DisplayQueue.shared
-            XCTAssertTrue(HangGuard.wait(until: {
-                queue.workerCount == 1 || (queue.runningCount == 1 && queue.pendingCount == 0)
-            }), "the rasterizer's drawing never returned")
+            XCTAssertTrue(
+                HangGuard.wait(until: {
+                    queue.workerCount == 1 || (queue.runningCount == 1 && queue.pendingCount == 0)
+                }), "the rasterizer's drawing never returned")
             for _ in 0..<3 { loop.runTurn() }
             XCTAssertNil(r.layer.contents, "the rasterizer landed before its cell's other parts")
             gate.signal(); Self.settle(loop, group)
@@ -154,8 +158,8 @@ final class DisplayRegressionTests: XCTestCase {
         MainActor.assumeIsolated {
             DisplayScheduler.shared.uninstall()
             let node = Gated(); node.frame = CGRect(x: 0, y: 0, width: 4, height: 4)
-            let layer = node.layer        // schedules it
-            DisplayScheduler.shared.displayWaiting()   // not installed: clears the list
+            let layer = node.layer  // schedules it
+            DisplayScheduler.shared.displayWaiting()  // not installed: clears the list
             let loop = FrameLoop()
             let group = TransactionGroup(runLoop: loop)
             DisplayScheduler.shared.install(on: loop, group: group)

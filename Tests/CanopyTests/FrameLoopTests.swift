@@ -18,8 +18,12 @@ final class FrameLoopTests: XCTestCase {
             loop.addObserver(.afterInput) { _ in log.append("afterInput") }
             loop.perform { log.append("posted") }
             loop.runTurn(input: { log.append("input") }, present: { log.append("PRESENT") })
-            XCTAssertEqual(log, ["input", "afterInput", "posted", "layout-a", "layout-b", "layout+5",
-                                 "beforeCommit", "afterCommit", "present", "PRESENT"])
+            XCTAssertEqual(
+                log,
+                [
+                    "input", "afterInput", "posted", "layout-a", "layout-b", "layout+5",
+                    "beforeCommit", "afterCommit", "present", "PRESENT",
+                ])
         }
     }
 
@@ -39,7 +43,7 @@ final class FrameLoopTests: XCTestCase {
         MainActor.assumeIsolated {
             let waiter = RecordingWaiter()
             let loop = FrameLoop(waiter: waiter)
-            loop.runTurn() // clears the request for a first frame
+            loop.runTurn()  // clears the request for a first frame
             XCTAssertFalse(loop.needsFrame)
             let ran = Box()
             let done = DispatchSemaphore(value: 0)
@@ -79,7 +83,7 @@ final class FrameLoopTests: XCTestCase {
             // Unowned: the loop keeps its observers, so a strong capture was a cycle (make test-asan).
             loop.addObserver(.layout) { [unowned loop] _ in loop.setNeedsFrame() }
             loop.runTurn()
-            loop.waitForNextFrame() // a frame was asked for: a paced wait, no sleep
+            loop.waitForNextFrame()  // a frame was asked for: a paced wait, no sleep
             loop.runTurn()
             XCTAssertEqual(waiter.log.value, ["wake", "discard", "wake"])
         }
@@ -135,7 +139,7 @@ final class FrameLoopTests: XCTestCase {
                 loop.setNeedsFrame()
             }
             thread.start()
-            loop.waitForNextFrame() // nothing was needed: an idle wait
+            loop.waitForNextFrame()  // nothing was needed: an idle wait
             loop.runTurn()
             XCTAssertNil(loop.statistics.recent(1)[0].intervalMs)
         }

@@ -6,8 +6,10 @@ import XCTest
 final class HitTestSlopOverlayTests: XCTestCase {
     private typealias Region = HitTestSlopRegion
 
-    private static func node(_ frame: CGRect, in parent: DisplayNode? = nil, slop: EdgeInsets = .zero,
-                             clips: Bool = false) -> DisplayNode {
+    private static func node(
+        _ frame: CGRect, in parent: DisplayNode? = nil, slop: EdgeInsets = .zero,
+        clips: Bool = false
+    ) -> DisplayNode {
         let node = DisplayNode()
         node.frame = frame
         node.hitTestSlop = slop
@@ -31,8 +33,9 @@ final class HitTestSlopOverlayTests: XCTestCase {
 
     func testTheColoursAreTexturesAndDesignsFigures() {
         XCTAssertEqual(HitTestSlopOverlay.fillColor, Color(red: 0, green: 1, blue: 0, alpha: 0.4))
-        XCTAssertEqual(HitTestSlopOverlay.tappableAreaCutColor,
-                       Color(red: 30.0 / 255, green: 90.0 / 255, blue: 50.0 / 255, alpha: 0.7))
+        XCTAssertEqual(
+            HitTestSlopOverlay.tappableAreaCutColor,
+            Color(red: 30.0 / 255, green: 90.0 / 255, blue: 50.0 / 255, alpha: 0.7))
         XCTAssertEqual(HitTestSlopOverlay.clippingCutColor, Color(red: 1, green: 0.5, blue: 0, alpha: 0.8))
         XCTAssertEqual(HitTestSlopOverlay.bandWidth, 2)
     }
@@ -71,8 +74,13 @@ final class HitTestSlopOverlayTests: XCTestCase {
         let region = try XCTUnwrap(HitTestSlopOverlay.regions(in: root, origin: .zero).first)
         XCTAssertEqual(region.rect, CGRect(x: 20, y: 20, width: 50, height: 40))
         XCTAssertEqual(region.cuts, [.left: .tappableArea], "the top edge meets the parent's exactly: not cut")
-        XCTAssertEqual(region.bands, [Region.Band(edge: .left, cut: .tappableArea,
-                                                  rect: CGRect(x: 20, y: 20, width: 2, height: 40), color: Self.green)])
+        XCTAssertEqual(
+            region.bands,
+            [
+                Region.Band(
+                    edge: .left, cut: .tappableArea,
+                    rect: CGRect(x: 20, y: 20, width: 2, height: 40), color: Self.green)
+            ])
         XCTAssertEqual(region.fill, CGRect(x: 22, y: 20, width: 48, height: 40))
     }
 
@@ -80,14 +88,20 @@ final class HitTestSlopOverlayTests: XCTestCase {
         // As above, but the parent clips and has 10 pt of slop: its tappable area (10, 10, 120, 70)
         // holds the control's whole area, so only the clipping cuts it, at the parent's bounds.
         let root = Self.node(CGRect(x: 0, y: 0, width: 200, height: 200))
-        let parent = Self.node(CGRect(x: 20, y: 20, width: 100, height: 50), in: root,
-                               slop: EdgeInsets(all: -10), clips: true)
+        let parent = Self.node(
+            CGRect(x: 20, y: 20, width: 100, height: 50), in: root,
+            slop: EdgeInsets(all: -10), clips: true)
         _ = Self.control(CGRect(x: 0, y: 10, width: 40, height: 20), in: parent, slop: EdgeInsets(all: -10))
         let region = try XCTUnwrap(HitTestSlopOverlay.regions(in: root, origin: .zero).first)
         XCTAssertEqual(region.rect, CGRect(x: 20, y: 20, width: 50, height: 40))
         XCTAssertEqual(region.cuts, [.left: .clipping])
-        XCTAssertEqual(region.bands, [Region.Band(edge: .left, cut: .clipping,
-                                                  rect: CGRect(x: 20, y: 20, width: 2, height: 40), color: Self.orange)])
+        XCTAssertEqual(
+            region.bands,
+            [
+                Region.Band(
+                    edge: .left, cut: .clipping,
+                    rect: CGRect(x: 20, y: 20, width: 2, height: 40), color: Self.orange)
+            ])
         XCTAssertEqual(region.fill, CGRect(x: 22, y: 20, width: 48, height: 40))
     }
 
@@ -118,10 +132,13 @@ final class HitTestSlopOverlayTests: XCTestCase {
         let region = try XCTUnwrap(HitTestSlopOverlay.regions(in: root, origin: .zero).first)
         XCTAssertEqual(region.rect, CGRect(x: 100, y: 150, width: 20, height: 20))
         XCTAssertEqual(region.cuts, [.left: .clipping, .top: .tappableArea])
-        XCTAssertEqual(region.bands, [
-            Region.Band(edge: .top, cut: .tappableArea, rect: CGRect(x: 102, y: 150, width: 18, height: 2), color: Self.green),
-            Region.Band(edge: .left, cut: .clipping, rect: CGRect(x: 100, y: 150, width: 2, height: 20), color: Self.orange),
-        ])
+        XCTAssertEqual(
+            region.bands,
+            [
+                Region.Band(
+                    edge: .top, cut: .tappableArea, rect: CGRect(x: 102, y: 150, width: 18, height: 2), color: Self.green),
+                Region.Band(edge: .left, cut: .clipping, rect: CGRect(x: 100, y: 150, width: 2, height: 20), color: Self.orange),
+            ])
         XCTAssertEqual(region.fill, CGRect(x: 102, y: 152, width: 18, height: 18))
     }
 
@@ -148,7 +165,7 @@ final class HitTestSlopOverlayTests: XCTestCase {
         transparent.alpha = 0
         let disabled = Self.control(CGRect(x: 90, y: 0, width: 20, height: 20), in: root)
         disabled.isEnabled = false
-        _ = Self.control(CGRect(x: 0, y: 0, width: 10, height: 10), in: disabled)     // inside a disabled control
+        _ = Self.control(CGRect(x: 0, y: 0, width: 10, height: 10), in: disabled)  // inside a disabled control
         let noAction = ControlNode()
         noAction.frame = CGRect(x: 120, y: 0, width: 20, height: 20)
         root.addSubnode(noAction)
@@ -159,7 +176,7 @@ final class HitTestSlopOverlayTests: XCTestCase {
         layerBackedParent.isLayerBacked = true
         _ = Self.control(CGRect(x: 0, y: 0, width: 20, height: 20), in: layerBackedParent)
         let small = Self.node(CGRect(x: 270, y: 0, width: 10, height: 10), in: root)
-        _ = Self.control(CGRect(x: 20, y: 20, width: 20, height: 20), in: small)      // wholly outside its parent
+        _ = Self.control(CGRect(x: 20, y: 20, width: 20, height: 20), in: small)  // wholly outside its parent
         let shrunk = Self.control(CGRect(x: 300, y: 0, width: 20, height: 20), in: root, slop: EdgeInsets(all: 10))
         _ = shrunk
 
@@ -174,8 +191,9 @@ final class HitTestSlopOverlayTests: XCTestCase {
         let inner = Self.control(CGRect(x: 80, y: 10, width: 30, height: 30), in: outer, slop: EdgeInsets(all: -5))
         let sibling = Self.control(CGRect(x: 200, y: 10, width: 10, height: 10), in: root)
         let regions = HitTestSlopOverlay.regions(in: root, origin: .zero)
-        XCTAssertEqual(regions.map { ObjectIdentifier($0.control) },
-                       [outer, inner, sibling].map { ObjectIdentifier($0) })
+        XCTAssertEqual(
+            regions.map { ObjectIdentifier($0.control) },
+            [outer, inner, sibling].map { ObjectIdentifier($0) })
         // Inner area: (85, 15)-(125, 55); the outer's area (5, 5)-(115, 65) cuts the right at 115.
         XCTAssertEqual(regions[0].rect, CGRect(x: 5, y: 5, width: 110, height: 60))
         XCTAssertEqual(regions[1].rect, CGRect(x: 85, y: 15, width: 30, height: 40))
@@ -190,8 +208,12 @@ final class HitTestSlopOverlayTests: XCTestCase {
         let region = try XCTUnwrap(HitTestSlopOverlay.regions(in: root, origin: .zero).first)
         XCTAssertEqual(region.rect, CGRect(x: 10, y: 0, width: 20, height: 3))
         XCTAssertEqual(region.cuts, [.top: .tappableArea, .bottom: .tappableArea])
-        XCTAssertEqual(region.bands.map(\.rect), [CGRect(x: 10, y: 0, width: 20, height: 1.5),
-                                                  CGRect(x: 10, y: 1.5, width: 20, height: 1.5)])
+        XCTAssertEqual(
+            region.bands.map(\.rect),
+            [
+                CGRect(x: 10, y: 0, width: 20, height: 1.5),
+                CGRect(x: 10, y: 1.5, width: 20, height: 1.5),
+            ])
         XCTAssertEqual(region.fill.height, 0)
         XCTAssertEqual(region.pieces.count, 2, "an empty fill is not a piece")
     }
@@ -200,49 +222,60 @@ final class HitTestSlopOverlayTests: XCTestCase {
         let rect = CGRect(x: 10, y: 20, width: 30, height: 16)
         let options: [Region.Cut?] = [nil, .tappableArea, .clipping]
         func rank(_ cut: Region.Cut?) -> Int { cut == nil ? 0 : cut == .tappableArea ? 1 : 2 }
-        for top in options { for left in options { for bottom in options { for right in options {
-            var cuts: [Region.Edge: Region.Cut] = [:]
-            cuts[.top] = top; cuts[.left] = left; cuts[.bottom] = bottom; cuts[.right] = right
-            let (fill, bands) = HitTestSlopOverlay.tiles(of: rect, cuts: cuts)
-            let label = "\(cuts)"
-            var pieces = bands.map { ($0.rect, $0.color) }
-            if fill.width > 0 && fill.height > 0 { pieces.append((fill, HitTestSlopOverlay.fillColor)) }
-            // Together they cover the region exactly, without overlapping.
-            XCTAssertEqual(pieces.reduce(0) { $0 + $1.0.width * $1.0.height }, rect.width * rect.height, label)
-            for i in pieces.indices {
-                XCTAssertTrue(rect.contains(pieces[i].0), label)
-                for j in pieces.indices where j > i {
-                    let overlap = pieces[i].0.intersection(pieces[j].0)
-                    XCTAssertTrue(overlap.isNull || overlap.width * overlap.height == 0, label)
+        for top in options {
+            for left in options {
+                for bottom in options {
+                    for right in options {
+                        var cuts: [Region.Edge: Region.Cut] = [:]
+                        cuts[.top] = top; cuts[.left] = left; cuts[.bottom] = bottom; cuts[.right] = right
+                        let (fill, bands) = HitTestSlopOverlay.tiles(of: rect, cuts: cuts)
+                        let label = "\(cuts)"
+                        var pieces = bands.map { ($0.rect, $0.color) }
+                        if fill.width > 0 && fill.height > 0 { pieces.append((fill, HitTestSlopOverlay.fillColor)) }
+                        // Together they cover the region exactly, without overlapping.
+                        XCTAssertEqual(pieces.reduce(0) { $0 + $1.0.width * $1.0.height }, rect.width * rect.height, label)
+                        for i in pieces.indices {
+                            XCTAssertTrue(rect.contains(pieces[i].0), label)
+                            for j in pieces.indices where j > i {
+                                let overlap = pieces[i].0.intersection(pieces[j].0)
+                                XCTAssertTrue(overlap.isNull || overlap.width * overlap.height == 0, label)
+                            }
+                        }
+                        // One band per cut edge, 2 pt thick, on its edge, in its colour.
+                        XCTAssertEqual(bands.map(\.edge), Region.Edge.allCases.filter { cuts[$0] != nil }, label)
+                        for band in bands {
+                            XCTAssertEqual(band.color, band.cut == .clipping ? Self.orange : Self.green, label)
+                            switch band.edge {
+                            case .top:
+                                XCTAssertEqual(band.rect.minY, rect.minY, label); XCTAssertEqual(band.rect.height, 2, label)
+                            case .bottom:
+                                XCTAssertEqual(band.rect.maxY, rect.maxY, label); XCTAssertEqual(band.rect.height, 2, label)
+                            case .left:
+                                XCTAssertEqual(band.rect.minX, rect.minX, label); XCTAssertEqual(band.rect.width, 2, label)
+                            case .right:
+                                XCTAssertEqual(band.rect.maxX, rect.maxX, label); XCTAssertEqual(band.rect.width, 2, label)
+                            }
+                        }
+                        // Each corner takes the colour of the higher-ranked of its two edges.
+                        func color(at point: CGPoint) -> Color? {
+                            pieces.first { $0.0.contains(point) }?.1
+                        }
+                        let corners: [(CGPoint, Region.Cut?, Region.Cut?)] = [
+                            (CGPoint(x: rect.minX + 0.5, y: rect.minY + 0.5), top, left),
+                            (CGPoint(x: rect.maxX - 0.5, y: rect.minY + 0.5), top, right),
+                            (CGPoint(x: rect.minX + 0.5, y: rect.maxY - 0.5), bottom, left),
+                            (CGPoint(x: rect.maxX - 0.5, y: rect.maxY - 0.5), bottom, right),
+                        ]
+                        for (point, horizontal, vertical) in corners {
+                            let strongest = rank(vertical) > rank(horizontal) ? vertical : horizontal
+                            let expected =
+                                strongest.map { $0 == .clipping ? Self.orange : Self.green } ?? HitTestSlopOverlay.fillColor
+                            XCTAssertEqual(color(at: point), expected, "\(label) at \(point)")
+                        }
+                    }
                 }
             }
-            // One band per cut edge, 2 pt thick, on its edge, in its colour.
-            XCTAssertEqual(bands.map(\.edge), Region.Edge.allCases.filter { cuts[$0] != nil }, label)
-            for band in bands {
-                XCTAssertEqual(band.color, band.cut == .clipping ? Self.orange : Self.green, label)
-                switch band.edge {
-                case .top: XCTAssertEqual(band.rect.minY, rect.minY, label); XCTAssertEqual(band.rect.height, 2, label)
-                case .bottom: XCTAssertEqual(band.rect.maxY, rect.maxY, label); XCTAssertEqual(band.rect.height, 2, label)
-                case .left: XCTAssertEqual(band.rect.minX, rect.minX, label); XCTAssertEqual(band.rect.width, 2, label)
-                case .right: XCTAssertEqual(band.rect.maxX, rect.maxX, label); XCTAssertEqual(band.rect.width, 2, label)
-                }
-            }
-            // Each corner takes the colour of the higher-ranked of its two edges.
-            func color(at point: CGPoint) -> Color? {
-                pieces.first { $0.0.contains(point) }?.1
-            }
-            let corners: [(CGPoint, Region.Cut?, Region.Cut?)] = [
-                (CGPoint(x: rect.minX + 0.5, y: rect.minY + 0.5), top, left),
-                (CGPoint(x: rect.maxX - 0.5, y: rect.minY + 0.5), top, right),
-                (CGPoint(x: rect.minX + 0.5, y: rect.maxY - 0.5), bottom, left),
-                (CGPoint(x: rect.maxX - 0.5, y: rect.maxY - 0.5), bottom, right),
-            ]
-            for (point, horizontal, vertical) in corners {
-                let strongest = rank(vertical) > rank(horizontal) ? vertical : horizontal
-                let expected = strongest.map { $0 == .clipping ? Self.orange : Self.green } ?? HitTestSlopOverlay.fillColor
-                XCTAssertEqual(color(at: point), expected, "\(label) at \(point)")
-            }
-        } } } }
+        }
     }
 
     func testTheMainThreadVariantPlacesTheRootWhereItsLayerIs() {

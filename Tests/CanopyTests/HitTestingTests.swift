@@ -13,16 +13,22 @@ final class HitTestingTests: XCTestCase {
 
     /// Asserts that `root.hitTest(point)` finds `expected` (nil: nothing), naming what it found.
     @MainActor
-    private static func assertHit(_ root: DisplayNode, _ point: CGPoint, _ expected: DisplayNode?, _ message: String = "",
-                                  file: StaticString = #filePath, line: UInt = #line) {
+    private static func assertHit(
+        _ root: DisplayNode, _ point: CGPoint, _ expected: DisplayNode?, _ message: String = "",
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         let hit = root.hitTest(point)
-        XCTAssertTrue(hit === expected, "(\(point.x), \(point.y)) hit \(hit?.name ?? "nothing"), expected "
-                      + "\(expected?.name ?? "nothing")\(message.isEmpty ? "" : ": " + message)", file: file, line: line)
+        XCTAssertTrue(
+            hit === expected,
+            "(\(point.x), \(point.y)) hit \(hit?.name ?? "nothing"), expected "
+                + "\(expected?.name ?? "nothing")\(message.isEmpty ? "" : ": " + message)", file: file, line: line)
     }
 
     @MainActor
-    private static func assertHit(_ root: DisplayNode, _ x: CGFloat, _ y: CGFloat, _ expected: DisplayNode?,
-                                  _ message: String = "", file: StaticString = #filePath, line: UInt = #line) {
+    private static func assertHit(
+        _ root: DisplayNode, _ x: CGFloat, _ y: CGFloat, _ expected: DisplayNode?,
+        _ message: String = "", file: StaticString = #filePath, line: UInt = #line
+    ) {
         assertHit(root, CGPoint(x: x, y: y), expected, message, file: file, line: line)
     }
 
@@ -61,7 +67,7 @@ final class HitTestingTests: XCTestCase {
             XCTAssertTrue(node.point(inside: .zero))
             XCTAssertFalse(node.point(inside: CGPoint(x: 10, y: 5)))
             XCTAssertFalse(node.point(inside: CGPoint(x: 5, y: 10)))
-            node.hitTestSlop = EdgeInsets(all: 6)    // 10 - 12: negative size
+            node.hitTestSlop = EdgeInsets(all: 6)  // 10 - 12: negative size
             for point in [CGPoint(x: 5, y: 5), CGPoint(x: 4, y: 4), CGPoint(x: 6, y: 6), CGPoint(x: 0, y: 0)] {
                 XCTAssertFalse(node.point(inside: point), "\(point)")
             }
@@ -79,11 +85,11 @@ final class HitTestingTests: XCTestCase {
             let back = Self.node("back", CGRect(x: 0, y: 0, width: 60, height: 60), in: root)
             let front = Self.node("front", CGRect(x: 40, y: 40, width: 60, height: 60), in: root)
             let inner = Self.node("inner", CGRect(x: 10, y: 10, width: 10, height: 10), in: front)
-            Self.assertHit(root, 45, 45, front)   // both: the later wins
+            Self.assertHit(root, 45, 45, front)  // both: the later wins
             Self.assertHit(root, 10, 10, back)
-            Self.assertHit(root, 90, 10, root)    // no subnode there
-            Self.assertHit(root, 55, 55, inner)   // 40 + 10 .. 40 + 20
-            Self.assertHit(root, 100, 50, nil)              // outside the root
+            Self.assertHit(root, 90, 10, root)  // no subnode there
+            Self.assertHit(root, 55, 55, inner)  // 40 + 10 .. 40 + 20
+            Self.assertHit(root, 100, 50, nil)  // outside the root
             // Reordering changes who is on top.
             front.removeFromSupernode()
             root.insertSubnode(front, at: 0)
@@ -146,9 +152,9 @@ final class HitTestingTests: XCTestCase {
             let root = Self.node("root", CGRect(x: 0, y: 0, width: 200, height: 200))
             let parent = Self.node("parent", CGRect(x: 0, y: 0, width: 50, height: 50), in: root)
             let child = Self.node("child", CGRect(x: 40, y: 0, width: 10, height: 10), in: parent)
-            child.hitTestSlop = EdgeInsets(all: -20)   // x in [20, 70) in the parent
+            child.hitTestSlop = EdgeInsets(all: -20)  // x in [20, 70) in the parent
             Self.assertHit(root, 45, 5, child)
-            Self.assertHit(root, 25, 25, child)   // slop inside the parent
+            Self.assertHit(root, 25, 25, child)  // slop inside the parent
             Self.assertHit(root, 65, 5, root, "slop beyond the parent's area")
             parent.hitTestSlop = EdgeInsets(top: 0, left: 0, bottom: 0, right: -30)
             Self.assertHit(root, 65, 5, child)
@@ -210,16 +216,18 @@ final class HitTestingTests: XCTestCase {
             let p = CGPoint(x: 1, y: 2)
             XCTAssertEqual(b.convert(p, to: a), CGPoint(x: 4, y: 6))
             XCTAssertEqual(b.convert(p, to: root), CGPoint(x: 14, y: 26))
-            XCTAssertEqual(b.convert(p, to: nil), CGPoint(x: 19, y: 31))     // the root's frame space
+            XCTAssertEqual(b.convert(p, to: nil), CGPoint(x: 19, y: 31))  // the root's frame space
             XCTAssertEqual(b.convert(p, to: c), CGPoint(x: -186, y: -74))
             XCTAssertEqual(c.convert(CGPoint(x: -186, y: -74), to: b), p)
             XCTAssertEqual(b.convert(CGPoint(x: 14, y: 26), from: root), p)
             XCTAssertEqual(b.convert(CGPoint(x: 19, y: 31), from: nil), p)
             XCTAssertEqual(root.convert(p, from: b), CGPoint(x: 14, y: 26))
-            XCTAssertEqual(b.convert(CGRect(x: 1, y: 2, width: 7, height: 8), to: root),
-                           CGRect(x: 14, y: 26, width: 7, height: 8))
-            XCTAssertEqual(b.convert(CGRect(x: 14, y: 26, width: 7, height: 8), from: root),
-                           CGRect(x: 1, y: 2, width: 7, height: 8))
+            XCTAssertEqual(
+                b.convert(CGRect(x: 1, y: 2, width: 7, height: 8), to: root),
+                CGRect(x: 14, y: 26, width: 7, height: 8))
+            XCTAssertEqual(
+                b.convert(CGRect(x: 14, y: 26, width: 7, height: 8), from: root),
+                CGRect(x: 1, y: 2, width: 7, height: 8))
             XCTAssertEqual(b.convert(CGPoint(x: 14, y: 26), fromAncestor: root), p)
             XCTAssertNil(b.convert(p, fromAncestor: c))
             XCTAssertTrue(b.isDescendant(of: root))
@@ -233,7 +241,7 @@ final class HitTestingTests: XCTestCase {
         MainActor.assumeIsolated {
             let window = Layer(frame: CGRect(x: 0, y: 0, width: 400, height: 400))
             let scroller = Layer(frame: CGRect(x: 20, y: 30, width: 200, height: 200))
-            scroller.boundsOrigin = CGPoint(x: 0, y: 100)    // scrolled down 100
+            scroller.boundsOrigin = CGPoint(x: 0, y: 100)  // scrolled down 100
             let content = Layer(frame: CGRect(x: 5, y: 150, width: 50, height: 50))
             window.addSublayer(scroller)
             scroller.addSublayer(content)

@@ -82,8 +82,9 @@ final class ImageNodeTests: XCTestCase {
         node.image = Self.halves(width: 40, height: 20, scale: 2)
         XCTAssertEqual(node.layoutThatFits(.unconstrained).size, CGSize(width: 20, height: 10))
         node.image = Self.halves(width: 60, height: 30, scale: 1)
-        XCTAssertEqual(node.layoutThatFits(.unconstrained).size, CGSize(width: 60, height: 30),
-                       "a new image size is measured again, not answered from the cache")
+        XCTAssertEqual(
+            node.layoutThatFits(.unconstrained).size, CGSize(width: 60, height: 30),
+            "a new image size is measured again, not answered from the cache")
         node.imagePath = "/nowhere.png"
         XCTAssertEqual(node.layoutThatFits(.unconstrained).size, .zero, "a file has no size in layout")
         XCTAssertNil(node.image)
@@ -105,7 +106,7 @@ final class ImageNodeTests: XCTestCase {
 
     func testEachContentModePlacesTheImage() {
         MainActor.assumeIsolated {
-            let wide = Self.halves(width: 40, height: 20)      // red | blue
+            let wide = Self.halves(width: 40, height: 20)  // red | blue
             let small = Self.halves(width: 10, height: 6)
             struct Case {
                 let mode: ContentMode
@@ -116,37 +117,56 @@ final class ImageNodeTests: XCTestCase {
             let centredCrop = ImageNode.defaultCropRect
             let cases: [Case] = [
                 // 40 x 20 filling 20 x 20: drawn 40 x 20 from x = -10, its middle showing.
-                Case(mode: .aspectFill, image: wide, crop: centredCrop,
-                     expected: [(2, 10, Self.redPixel), (17, 10, Self.bluePixel)]),
+                Case(
+                    mode: .aspectFill, image: wide, crop: centredCrop,
+                    expected: [(2, 10, Self.redPixel), (17, 10, Self.bluePixel)]),
                 // The crop's origin keeps the left edge, or the right one.
-                Case(mode: .aspectFill, image: wide, crop: CGRect(x: 0, y: 0.5, width: 0, height: 0),
-                     expected: [(2, 10, Self.redPixel), (17, 10, Self.redPixel)]),
-                Case(mode: .aspectFill, image: wide, crop: CGRect(x: 1, y: 0.5, width: 0, height: 0),
-                     expected: [(2, 10, Self.bluePixel), (17, 10, Self.bluePixel)]),
+                Case(
+                    mode: .aspectFill, image: wide, crop: CGRect(x: 0, y: 0.5, width: 0, height: 0),
+                    expected: [(2, 10, Self.redPixel), (17, 10, Self.redPixel)]),
+                Case(
+                    mode: .aspectFill, image: wide, crop: CGRect(x: 1, y: 0.5, width: 0, height: 0),
+                    expected: [(2, 10, Self.bluePixel), (17, 10, Self.bluePixel)]),
                 // A non-empty crop: the right half of the image, stretched to the bounds (Texture).
-                Case(mode: .aspectFill, image: wide, crop: CGRect(x: 0.5, y: 0, width: 0.5, height: 1),
-                     expected: [(2, 10, Self.bluePixel), (17, 10, Self.bluePixel), (10, 1, Self.bluePixel)]),
+                Case(
+                    mode: .aspectFill, image: wide, crop: CGRect(x: 0.5, y: 0, width: 0.5, height: 1),
+                    expected: [(2, 10, Self.bluePixel), (17, 10, Self.bluePixel), (10, 1, Self.bluePixel)]),
                 // Drawn 20 x 10 from y = 5: letterboxed.
-                Case(mode: .aspectFit, image: wide, crop: centredCrop,
-                     expected: [(5, 10, Self.redPixel), (15, 10, Self.bluePixel),
-                                (10, 2, Self.clearPixel), (10, 17, Self.clearPixel)]),
+                Case(
+                    mode: .aspectFit, image: wide, crop: centredCrop,
+                    expected: [
+                        (5, 10, Self.redPixel), (15, 10, Self.bluePixel),
+                        (10, 2, Self.clearPixel), (10, 17, Self.clearPixel),
+                    ]),
                 // Stretched to 20 x 20.
-                Case(mode: .scaleToFill, image: wide, crop: centredCrop,
-                     expected: [(5, 1, Self.redPixel), (15, 18, Self.bluePixel)]),
+                Case(
+                    mode: .scaleToFill, image: wide, crop: centredCrop,
+                    expected: [(5, 1, Self.redPixel), (15, 18, Self.bluePixel)]),
                 // 10 x 6 at its own size, at (5, 7).
-                Case(mode: .center, image: small, crop: centredCrop,
-                     expected: [(7, 10, Self.redPixel), (12, 10, Self.bluePixel),
-                                (10, 5, Self.clearPixel), (3, 10, Self.clearPixel), (10, 14, Self.clearPixel)]),
-                Case(mode: .topLeft, image: small, crop: centredCrop,
-                     expected: [(1, 1, Self.redPixel), (8, 4, Self.bluePixel), (12, 2, Self.clearPixel),
-                                (2, 8, Self.clearPixel)]),
-                Case(mode: .bottomRight, image: small, crop: centredCrop,
-                     expected: [(11, 15, Self.redPixel), (18, 19, Self.bluePixel), (8, 17, Self.clearPixel),
-                                (15, 12, Self.clearPixel)]),
-                Case(mode: .top, image: small, crop: centredCrop,
-                     expected: [(6, 0, Self.redPixel), (13, 5, Self.bluePixel), (10, 7, Self.clearPixel)]),
-                Case(mode: .right, image: small, crop: centredCrop,
-                     expected: [(11, 7, Self.redPixel), (19, 12, Self.bluePixel), (5, 10, Self.clearPixel)]),
+                Case(
+                    mode: .center, image: small, crop: centredCrop,
+                    expected: [
+                        (7, 10, Self.redPixel), (12, 10, Self.bluePixel),
+                        (10, 5, Self.clearPixel), (3, 10, Self.clearPixel), (10, 14, Self.clearPixel),
+                    ]),
+                Case(
+                    mode: .topLeft, image: small, crop: centredCrop,
+                    expected: [
+                        (1, 1, Self.redPixel), (8, 4, Self.bluePixel), (12, 2, Self.clearPixel),
+                        (2, 8, Self.clearPixel),
+                    ]),
+                Case(
+                    mode: .bottomRight, image: small, crop: centredCrop,
+                    expected: [
+                        (11, 15, Self.redPixel), (18, 19, Self.bluePixel), (8, 17, Self.clearPixel),
+                        (15, 12, Self.clearPixel),
+                    ]),
+                Case(
+                    mode: .top, image: small, crop: centredCrop,
+                    expected: [(6, 0, Self.redPixel), (13, 5, Self.bluePixel), (10, 7, Self.clearPixel)]),
+                Case(
+                    mode: .right, image: small, crop: centredCrop,
+                    expected: [(11, 7, Self.redPixel), (19, 12, Self.bluePixel), (5, 10, Self.clearPixel)]),
             ]
             for item in cases {
                 let node = ImageNode()
@@ -157,8 +177,9 @@ final class ImageNodeTests: XCTestCase {
                 XCTAssertEqual(contents?.width, 20, "\(item.mode)")
                 XCTAssertEqual(contents?.height, 20, "\(item.mode)")
                 for point in item.expected {
-                    XCTAssertEqual(Self.rgba(contents, point.x, point.y), point.rgba,
-                                   "\(item.mode), crop \(item.crop), pixel (\(point.x), \(point.y))")
+                    XCTAssertEqual(
+                        Self.rgba(contents, point.x, point.y), point.rgba,
+                        "\(item.mode), crop \(item.crop), pixel (\(point.x), \(point.y))")
                 }
                 DisplayScheduler.shared.uninstall()
             }
@@ -317,7 +338,9 @@ final class ImageNodeTests: XCTestCase {
                 XCTAssertEqual(decodes.all.map(\.crop), [expectedCrop], context)
                 let bitmaps = cache.keysByRecentUse.compactMap { cache.cachedBitmap(for: $0) }
                 XCTAssertEqual(bitmaps.count, 1, context)
-                let nodePixels = (width: Int((bounds.width * scale).rounded(.up)), height: Int((bounds.height * scale).rounded(.up)))
+                let nodePixels = (
+                    width: Int((bounds.width * scale).rounded(.up)), height: Int((bounds.height * scale).rounded(.up))
+                )
                 for bitmap in bitmaps {
                     XCTAssertEqual([bitmap.width, bitmap.height], [expectedCrop.width, expectedCrop.height], context)
                     XCTAssertLessThanOrEqual(bitmap.width, nodePixels.width, context)
@@ -386,7 +409,8 @@ final class ImageNodeTests: XCTestCase {
                 var worst = 0
                 for y in [0, cropped.height / 2, cropped.height - 1] {
                     for x in 0..<cropped.width {
-                        let difference = zip(Self.rgba(cropped, x, y), Self.rgba(expected, x, y)).map { abs(Int($0) - Int($1)) }.max() ?? 0
+                        let difference =
+                            zip(Self.rgba(cropped, x, y), Self.rgba(expected, x, y)).map { abs(Int($0) - Int($1)) }.max() ?? 0
                         worst = max(worst, difference)
                     }
                 }
@@ -402,8 +426,10 @@ final class ImageNodeTests: XCTestCase {
     func testAMostlyVisibleFileIsDecodedWhole() throws {
         let path = try writePNG(Self.stripes(width: 300, height: 100, stripe: 10), named: "wide.png")
         try MainActor.assumeIsolated {
-            for (bounds, cropped) in [(CGSize(width: 150, height: 100), false), (CGSize(width: 149, height: 100), false),
-                                     (CGSize(width: 140, height: 100), true)] {
+            for (bounds, cropped) in [
+                (CGSize(width: 150, height: 100), false), (CGSize(width: 149, height: 100), false),
+                (CGSize(width: 140, height: 100), true),
+            ] {
                 let decodes = Recorder<ImageDecoder.Crop?>()
                 let node = ImageNode()
                 node.imageCache = ImageCache()
@@ -498,12 +524,15 @@ final class ImageNodeTests: XCTestCase {
             }
             node.frame = CGRect(x: 0, y: 0, width: 10, height: 10)
             let parameters = node.drawParameters()
-            let result = ImageNode.display(parameters, size: CGSize(width: 10, height: 10), scale: 1,
-                                           isCancelled: { cancelled.load(ordering: .relaxed) })
+            let result = ImageNode.display(
+                parameters, size: CGSize(width: 10, height: 10), scale: 1,
+                isCancelled: { cancelled.load(ordering: .relaxed) })
             XCTAssertNil(result)
             cancelled.store(false, ordering: .relaxed)
-            XCTAssertNotNil(ImageNode.display(node.drawParameters(), size: CGSize(width: 10, height: 10),
-                                              scale: 1, isCancelled: { false }))
+            XCTAssertNotNil(
+                ImageNode.display(
+                    node.drawParameters(), size: CGSize(width: 10, height: 10),
+                    scale: 1, isCancelled: { false }))
         }
     }
 
@@ -556,7 +585,7 @@ final class ImageNodeTests: XCTestCase {
 
     func testACorruptFileSetsLastErrorAndAFixedOneClearsIt() throws {
         let path = scratch.appendingPathComponent("corrupt.png").path
-        var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]   // PNG signature
+        var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]  // PNG signature
         bytes += [0, 0, 0, 13] + Array("IHDR".utf8) + [0, 0, 0, 16, 0, 0, 0, 16, 8, 6, 0, 0, 0, 0, 0, 0, 0]
         bytes += (0..<200).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
@@ -606,8 +635,9 @@ final class ImageNodeTests: XCTestCase {
                 node.contentMode = mode
                 XCTAssertNil(node.imageScaleFactor, "nil before a display")
                 _ = Self.display(node, size: bounds, scale: scale)
-                XCTAssertEqual(node.imageScaleFactor ?? -1, expected, accuracy: 1e-9,
-                               "\(pixels) at \(bitmapScale)x, \(mode) in \(bounds) at \(scale)x")
+                XCTAssertEqual(
+                    node.imageScaleFactor ?? -1, expected, accuracy: 1e-9,
+                    "\(pixels) at \(bitmapScale)x, \(mode) in \(bounds) at \(scale)x")
                 DisplayScheduler.shared.uninstall()
             }
             // A non-empty crop: the crop's pixels over the bounds' pixels.
@@ -637,50 +667,66 @@ final class ImageNodeTests: XCTestCase {
 
     func testTheGeometryFollowsTexture() throws {
         // Aspect fill of 400 x 200 in 100 x 100: 200 x 100, centred; the decode asks for the bounds.
-        let fill = try XCTUnwrap(ImageGeometry(imageSize: CGSize(width: 400, height: 200),
-                                               boundsSize: CGSize(width: 100, height: 100),
-                                               contentMode: .aspectFill, cropRect: ImageNode.defaultCropRect, scale: 1))
+        let fill = try XCTUnwrap(
+            ImageGeometry(
+                imageSize: CGSize(width: 400, height: 200),
+                boundsSize: CGSize(width: 100, height: 100),
+                contentMode: .aspectFill, cropRect: ImageNode.defaultCropRect, scale: 1))
         XCTAssertEqual(fill.imageRect, CGRect(x: -50, y: 0, width: 200, height: 100))
-        XCTAssertEqual(fill.decodeTarget(boundsSize: CGSize(width: 100, height: 100), scale: 1),
-                       CGSize(width: 100, height: 100))
+        XCTAssertEqual(
+            fill.decodeTarget(boundsSize: CGSize(width: 100, height: 100), scale: 1),
+            CGSize(width: 100, height: 100))
         XCTAssertEqual(fill.scaleFactor(sourcePixels: CGSize(width: 400, height: 200), scale: 1), 2)
 
         // A crop of the middle quarter, stretched to the bounds: the whole image drawn 4 times as big.
-        let crop = try XCTUnwrap(ImageGeometry(imageSize: CGSize(width: 400, height: 200),
-                                               boundsSize: CGSize(width: 100, height: 100), contentMode: .aspectFit,
-                                               cropRect: CGRect(x: 0.25, y: 0.25, width: 0.5, height: 0.5), scale: 1))
+        let crop = try XCTUnwrap(
+            ImageGeometry(
+                imageSize: CGSize(width: 400, height: 200),
+                boundsSize: CGSize(width: 100, height: 100), contentMode: .aspectFit,
+                cropRect: CGRect(x: 0.25, y: 0.25, width: 0.5, height: 0.5), scale: 1))
         XCTAssertEqual(crop.imageRect, CGRect(x: -50, y: -50, width: 200, height: 200))
         // The decode covers the whole image's drawn size (the crop needs those pixels).
-        XCTAssertEqual(crop.decodeTarget(boundsSize: CGSize(width: 100, height: 100), scale: 1),
-                       CGSize(width: 200, height: 200))
+        XCTAssertEqual(
+            crop.decodeTarget(boundsSize: CGSize(width: 100, height: 100), scale: 1),
+            CGSize(width: 200, height: 200))
 
         // A crop with a non-supported mode is ignored (scaleToFill stretches the whole image).
-        let stretch = try XCTUnwrap(ImageGeometry(imageSize: CGSize(width: 400, height: 200),
-                                                  boundsSize: CGSize(width: 100, height: 100),
-                                                  contentMode: .scaleToFill,
-                                                  cropRect: CGRect(x: 0.25, y: 0.25, width: 0.5, height: 0.5), scale: 1))
+        let stretch = try XCTUnwrap(
+            ImageGeometry(
+                imageSize: CGSize(width: 400, height: 200),
+                boundsSize: CGSize(width: 100, height: 100),
+                contentMode: .scaleToFill,
+                cropRect: CGRect(x: 0.25, y: 0.25, width: 0.5, height: 0.5), scale: 1))
         XCTAssertEqual(stretch.imageRect, CGRect(x: 0, y: 0, width: 100, height: 100))
 
         // Backing: a 10 x 10 image aspect-filling 100 x 50 pixels is enlarged 10x: 10 x 5 pixels suffice.
-        let small = try XCTUnwrap(ImageGeometry(imageSize: CGSize(width: 10, height: 10),
-                                                boundsSize: CGSize(width: 100, height: 50),
-                                                contentMode: .aspectFill, cropRect: ImageNode.defaultCropRect, scale: 1))
-        let backing = small.backingPixelSize(boundsPixels: (100, 50), sourcePixels: CGSize(width: 10, height: 10),
-                                             scale: 1, forceUpscaling: false)
+        let small = try XCTUnwrap(
+            ImageGeometry(
+                imageSize: CGSize(width: 10, height: 10),
+                boundsSize: CGSize(width: 100, height: 50),
+                contentMode: .aspectFill, cropRect: ImageNode.defaultCropRect, scale: 1))
+        let backing = small.backingPixelSize(
+            boundsPixels: (100, 50), sourcePixels: CGSize(width: 10, height: 10),
+            scale: 1, forceUpscaling: false)
         XCTAssertEqual(backing.width, 10)
         XCTAssertEqual(backing.height, 5)
-        let forced = small.backingPixelSize(boundsPixels: (100, 50), sourcePixels: CGSize(width: 10, height: 10),
-                                            scale: 1, forceUpscaling: true)
+        let forced = small.backingPixelSize(
+            boundsPixels: (100, 50), sourcePixels: CGSize(width: 10, height: 10),
+            scale: 1, forceUpscaling: true)
         XCTAssertEqual(forced.width, 100)
         XCTAssertEqual(forced.height, 50)
 
         // Centred odd sizes land on whole pixels.
-        let centred = try XCTUnwrap(ImageGeometry(imageSize: CGSize(width: 5, height: 5),
-                                                  boundsSize: CGSize(width: 10, height: 10),
-                                                  contentMode: .center, cropRect: ImageNode.defaultCropRect, scale: 1))
+        let centred = try XCTUnwrap(
+            ImageGeometry(
+                imageSize: CGSize(width: 5, height: 5),
+                boundsSize: CGSize(width: 10, height: 10),
+                contentMode: .center, cropRect: ImageNode.defaultCropRect, scale: 1))
         XCTAssertEqual(centred.imageRect, CGRect(x: 2, y: 2, width: 5, height: 5))
-        XCTAssertNil(ImageGeometry(imageSize: .zero, boundsSize: CGSize(width: 10, height: 10), contentMode: .center,
-                                   cropRect: ImageNode.defaultCropRect, scale: 1))
+        XCTAssertNil(
+            ImageGeometry(
+                imageSize: .zero, boundsSize: CGSize(width: 10, height: 10), contentMode: .center,
+                cropRect: ImageNode.defaultCropRect, scale: 1))
     }
 
     // MARK: Threads and rasterizing

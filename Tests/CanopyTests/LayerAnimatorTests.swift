@@ -86,7 +86,7 @@ final class LayerAnimatorTests: XCTestCase {
             XCTAssertEqual(heard, [], "nothing to upload")
             let bitmap = Bitmap(width: 1, height: 1, fill: .black)
             a.contents = bitmap
-            a.contents = bitmap   // the same bitmap again is no news
+            a.contents = bitmap  // the same bitmap again is no news
             XCTAssertEqual(heard, ["a"])
             let b = Layer(), c = Layer()
             b.name = "b"

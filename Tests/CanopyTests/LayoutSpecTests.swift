@@ -7,10 +7,13 @@ import XCTest
 @testable import Canopy
 
 /// Asserts a layout's frame, printing the whole tree on failure.
-func assertLayoutFrame(_ layout: Layout, _ x: CGFloat, _ y: CGFloat, _ w: CGFloat, _ h: CGFloat,
-                 in root: Layout? = nil, file: StaticString = #filePath, line: UInt = #line) {
-    XCTAssertEqual(layout.frame, CGRect(x: x, y: y, width: w, height: h),
-                   "\n\((root ?? layout).description)", file: file, line: line)
+func assertLayoutFrame(
+    _ layout: Layout, _ x: CGFloat, _ y: CGFloat, _ w: CGFloat, _ h: CGFloat,
+    in root: Layout? = nil, file: StaticString = #filePath, line: UInt = #line
+) {
+    XCTAssertEqual(
+        layout.frame, CGRect(x: x, y: y, width: w, height: h),
+        "\n\((root ?? layout).description)", file: file, line: line)
 }
 
 final class LayoutSpecTests: XCTestCase {
@@ -20,11 +23,13 @@ final class LayoutSpecTests: XCTestCase {
         // No style: the range's minimum.
         assertLayoutFrame(LayoutSpec().layoutThatFits(sr(4, 6, 100, 100)), 0, 0, 4, 6)
         // A fixed box.
-        assertLayoutFrame(LayoutSpec(style: Style { $0.preferredSize = sz(30, 40) })
-            .layoutThatFits(sr(0, 0, 100, 100)), 0, 0, 30, 40)
+        assertLayoutFrame(
+            LayoutSpec(style: Style { $0.preferredSize = sz(30, 40) })
+                .layoutThatFits(sr(0, 0, 100, 100)), 0, 0, 30, 40)
         // minWidth half of the 100-wide parent: 50.
-        assertLayoutFrame(LayoutSpec(style: Style { $0.minWidth = .fraction(0.5) })
-            .layoutThatFits(sr(0, 0, 100, 100)), 0, 0, 50, 0)
+        assertLayoutFrame(
+            LayoutSpec(style: Style { $0.minWidth = .fraction(0.5) })
+                .layoutThatFits(sr(0, 0, 100, 100)), 0, 0, 50, 0)
         XCTAssertTrue(LayoutSpec().layoutThatFits(.unconstrained).sublayouts.isEmpty)
     }
 
@@ -56,8 +61,9 @@ final class LayoutSpecTests: XCTestCase {
     // MARK: Inset
 
     func testInsetAddsInsetsAroundChild() {
-        let spec = InsetLayoutSpec(insets: EdgeInsets(top: 10, left: 20, bottom: 30, right: 40),
-                                   child: CountingLeaf(50, 50))
+        let spec = InsetLayoutSpec(
+            insets: EdgeInsets(top: 10, left: 20, bottom: 30, right: 40),
+            child: CountingLeaf(50, 50))
         let layout = spec.layoutThatFits(sr(0, 0, 200, 200))
         // 50 + 20 + 40 = 110 wide, 50 + 10 + 30 = 90 high; child at (left, top).
         assertLayoutFrame(layout, 0, 0, 110, 90)
@@ -65,8 +71,9 @@ final class LayoutSpecTests: XCTestCase {
     }
 
     func testInsetShrinksTheChildRange() {
-        let spec = InsetLayoutSpec(insets: EdgeInsets(top: 10, left: 20, bottom: 30, right: 40),
-                                   child: CountingLeaf(50, 50))
+        let spec = InsetLayoutSpec(
+            insets: EdgeInsets(top: 10, left: 20, bottom: 30, right: 40),
+            child: CountingLeaf(50, 50))
         let layout = spec.layoutThatFits(SizeRange(exactly: sz(200, 200)))
         // Child exactly 200 − 60 = 140 by 200 − 40 = 160.
         assertLayoutFrame(layout, 0, 0, 200, 200)
@@ -74,8 +81,9 @@ final class LayoutSpecTests: XCTestCase {
     }
 
     func testInfiniteInsetWrapsAndPushesToTheOtherEdge() {
-        let spec = InsetLayoutSpec(insets: EdgeInsets(top: 0, left: .infinity, bottom: 0, right: 10),
-                                   child: CountingLeaf(50, 30))
+        let spec = InsetLayoutSpec(
+            insets: EdgeInsets(top: 0, left: .infinity, bottom: 0, right: 10),
+            child: CountingLeaf(50, 30))
         let layout = spec.layoutThatFits(sr(100, 0, 200, 100))
         // Infinite left: no min width for the child (50 stays 50); width is the max, 200;
         // x = 200 − (10 + 50) = 140. Height 30.
@@ -84,8 +92,9 @@ final class LayoutSpecTests: XCTestCase {
     }
 
     func testInfiniteTopInsetPushesToTheBottom() {
-        let spec = InsetLayoutSpec(insets: EdgeInsets(top: .infinity, left: 0, bottom: 10, right: 0),
-                                   child: CountingLeaf(50, 30))
+        let spec = InsetLayoutSpec(
+            insets: EdgeInsets(top: .infinity, left: 0, bottom: 10, right: 0),
+            child: CountingLeaf(50, 30))
         let layout = spec.layoutThatFits(sr(0, 50, 100, 200))
         // Height is the max, 200; y = 200 − (10 + 30) = 160. Width 50.
         assertLayoutFrame(layout, 0, 0, 50, 200)
@@ -93,22 +102,26 @@ final class LayoutSpecTests: XCTestCase {
     }
 
     func testInfiniteInsetOnAnUnboundedAxisCountsAsZero() {
-        let spec = InsetLayoutSpec(insets: EdgeInsets(top: .infinity, left: 0, bottom: 10, right: 0),
-                                   child: CountingLeaf(50, 30))
+        let spec = InsetLayoutSpec(
+            insets: EdgeInsets(top: .infinity, left: 0, bottom: 10, right: 0),
+            child: CountingLeaf(50, 30))
         // No finite max height: no bottom edge to push against, so the top inset is 0: 30 + 10 = 40.
         let layout = spec.layoutThatFits(sr(0, 0, 100, unbounded))
         assertLayoutFrame(layout, 0, 0, 50, 40)
         assertLayoutFrame(layout.sublayouts[0], 0, 0, 50, 30, in: layout)
         // Both infinite on that axis: both 0.
-        let both = InsetLayoutSpec(insets: EdgeInsets(top: .infinity, left: 0, bottom: .infinity, right: 0),
-                                   child: CountingLeaf(50, 30)).layoutThatFits(sr(0, 0, 100, unbounded))
+        let both = InsetLayoutSpec(
+            insets: EdgeInsets(top: .infinity, left: 0, bottom: .infinity, right: 0),
+            child: CountingLeaf(50, 30)
+        ).layoutThatFits(sr(0, 0, 100, unbounded))
         assertLayoutFrame(both, 0, 0, 50, 30)
         assertLayoutFrame(both.sublayouts[0], 0, 0, 50, 30, in: both)
     }
 
     func testInfiniteInsetsOnBothSidesCentre() {
-        let spec = InsetLayoutSpec(insets: EdgeInsets(top: 0, left: .infinity, bottom: 0, right: .infinity),
-                                   child: CountingLeaf(50, 30))
+        let spec = InsetLayoutSpec(
+            insets: EdgeInsets(top: 0, left: .infinity, bottom: 0, right: .infinity),
+            child: CountingLeaf(50, 30))
         let layout = spec.layoutThatFits(sr(0, 0, 200, 100))
         // Centre offset (200 − 50) / 2 = 75; x = 200 − (75 + 50) = 75.
         assertLayoutFrame(layout, 0, 0, 200, 30)
@@ -185,17 +198,21 @@ final class LayoutSpecTests: XCTestCase {
     // MARK: Relative
 
     func testRelativeEndStart() {
-        let layout = RelativeLayoutSpec(horizontalPosition: .end, verticalPosition: .start,
-                                        child: CountingLeaf(20, 10)).layoutThatFits(sr(0, 0, 100, 80))
+        let layout = RelativeLayoutSpec(
+            horizontalPosition: .end, verticalPosition: .start,
+            child: CountingLeaf(20, 10)
+        ).layoutThatFits(sr(0, 0, 100, 80))
         // x = 100 − 20 = 80, y = 0.
         assertLayoutFrame(layout, 0, 0, 100, 80)
         assertLayoutFrame(layout.sublayouts[0], 80, 0, 20, 10, in: layout)
     }
 
     func testRelativeCenterEndWithMinimumHeight() {
-        let layout = RelativeLayoutSpec(horizontalPosition: .center, verticalPosition: .end,
-                                        sizingOptions: .minimumHeight, child: CountingLeaf(20, 10))
-            .layoutThatFits(sr(0, 0, 100, 80))
+        let layout = RelativeLayoutSpec(
+            horizontalPosition: .center, verticalPosition: .end,
+            sizingOptions: .minimumHeight, child: CountingLeaf(20, 10)
+        )
+        .layoutThatFits(sr(0, 0, 100, 80))
         // Height shrinks to 10, so end is y = 0; x = (100 − 20) / 2 = 40.
         assertLayoutFrame(layout, 0, 0, 100, 10)
         assertLayoutFrame(layout.sublayouts[0], 40, 0, 20, 10, in: layout)
@@ -238,8 +255,14 @@ final class LayoutSpecTests: XCTestCase {
     // MARK: Absolute
 
     private func absoluteChildren() -> [any LayoutElement] {
-        [CountingLeaf(0, 0, style: Style { $0.preferredSize = sz(20, 30); $0.layoutPosition = CGPoint(x: 10, y: 5) }),
-         CountingLeaf(40, 10, style: Style { $0.layoutPosition = CGPoint(x: 50, y: 60) })]
+        [
+            CountingLeaf(
+                0, 0,
+                style: Style {
+                    $0.preferredSize = sz(20, 30); $0.layoutPosition = CGPoint(x: 10, y: 5)
+                }),
+            CountingLeaf(40, 10, style: Style { $0.layoutPosition = CGPoint(x: 50, y: 60) }),
+        ]
     }
 
     func testAbsoluteDefaultTakesTheMaxSize() {
@@ -277,9 +300,11 @@ final class LayoutSpecTests: XCTestCase {
     }
 
     func testCornerWrapsCorner() {
-        let layout = CornerLayoutSpec(child: CountingLeaf(100, 50), corner: CountingLeaf(20, 20),
-                                      location: .topRight, wrapsCorner: true)
-            .layoutThatFits(sr(0, 0, 300, 300))
+        let layout = CornerLayoutSpec(
+            child: CountingLeaf(100, 50), corner: CountingLeaf(20, 20),
+            location: .topRight, wrapsCorner: true
+        )
+        .layoutThatFits(sr(0, 0, 300, 300))
         // Union of (0, 0, 100, 50) and (90, −10, 20, 20) = (0, −10, 110, 60); shifted down by 10.
         assertLayoutFrame(layout, 0, 0, 110, 60)
         assertLayoutFrame(layout.sublayouts[0], 0, 10, 100, 50, in: layout)
@@ -287,9 +312,11 @@ final class LayoutSpecTests: XCTestCase {
     }
 
     func testCornerBottomLeftWithOffset() {
-        let layout = CornerLayoutSpec(child: CountingLeaf(100, 50), corner: CountingLeaf(20, 20),
-                                      location: .bottomLeft, offset: CGPoint(x: 5, y: -5))
-            .layoutThatFits(sr(0, 0, 300, 300))
+        let layout = CornerLayoutSpec(
+            child: CountingLeaf(100, 50), corner: CountingLeaf(20, 20),
+            location: .bottomLeft, offset: CGPoint(x: 5, y: -5)
+        )
+        .layoutThatFits(sr(0, 0, 300, 300))
         // (0 − 10 + 5, 50 − 10 − 5) = (−5, 35).
         assertLayoutFrame(layout.sublayouts[1], -5, 35, 20, 20, in: layout)
         // Top-left and bottom-right, no offset: (−10, −10) and (90, 40).
@@ -309,7 +336,9 @@ final class LayoutSpecTests: XCTestCase {
             child: InsetLayoutSpec(insets: EdgeInsets(all: 10), child: CountingLeaf(30, 20)),
             background: LayoutSpec())
         let layout = spec.layoutThatFits(sr(0, 0, 100, 100))
-        XCTAssertEqual(layout.description, """
+        XCTAssertEqual(
+            layout.description,
+            """
             BackgroundLayoutSpec (0, 0, 50×40)
               LayoutSpec (0, 0, 50×40)
               InsetLayoutSpec (0, 0, 50×40)
@@ -427,7 +456,8 @@ final class LayoutSpecTests: XCTestCase {
             XCTAssertEqual(layout.size, constraint.max)
             let bounds = CGRect(origin: .zero, size: layout.size).insetBy(dx: -tolerance, dy: -tolerance)
             for sublayout in layout.sublayouts where !bounds.contains(sublayout.frame) {
-                XCTFail("fitting \(iteration): \(sublayout.frame) outside \(layout.size), range \(constraint)\n"
+                XCTFail(
+                    "fitting \(iteration): \(sublayout.frame) outside \(layout.size), range \(constraint)\n"
                         + layout.description)
             }
         }
@@ -447,8 +477,10 @@ final class LayoutSpecTests: XCTestCase {
         }
     }
 
-    private func assertSameLayout(_ a: any LayoutElement, _ rangeA: SizeRange, _ b: any LayoutElement,
-                                  _ rangeB: SizeRange, _ label: String) {
+    private func assertSameLayout(
+        _ a: any LayoutElement, _ rangeA: SizeRange, _ b: any LayoutElement,
+        _ rangeB: SizeRange, _ label: String
+    ) {
         XCTAssertEqual(rangeA, rangeB, label)
         let warmUps = [SizeRange.unconstrained, SizeRange(min: .zero, max: rangeB.min), SizeRange(exactly: rangeB.min)]
         for warmUp in warmUps { _ = b.layoutThatFits(warmUp) }
@@ -460,8 +492,10 @@ final class LayoutSpecTests: XCTestCase {
 
     /// Lays `tree` out in `constraint` and checks the properties every layout has; returns the layout.
     @discardableResult
-    private func checkRandomTree(_ tree: any LayoutElement, in constraint: SizeRange, probes: RangeProbeLog,
-                                 label: String) -> Layout {
+    private func checkRandomTree(
+        _ tree: any LayoutElement, in constraint: SizeRange, probes: RangeProbeLog,
+        label: String
+    ) -> Layout {
         let layout = tree.layoutThatFits(constraint)
         let message = "\(label), range \(constraint)\n\(layout.description)"
         XCTAssertEqual(RangeProbeLog.problems(range: constraint, size: layout.size), [], "root: \(message)")
@@ -486,8 +520,9 @@ final class LayoutSpecTests: XCTestCase {
         } else if !mayOverflow(layout) {
             let bounds = CGRect(origin: .zero, size: layout.size).insetBy(dx: -1e-9, dy: -1e-9)
             for sublayout in layout.sublayouts {
-                XCTAssertTrue(bounds.contains(sublayout.frame),
-                              "\(sublayout.frame) outside \(layout.size): \(message)")
+                XCTAssertTrue(
+                    bounds.contains(sublayout.frame),
+                    "\(sublayout.frame) outside \(layout.size): \(message)")
             }
         }
         for sublayout in layout.sublayouts { checkTree(sublayout, message: message) }
@@ -532,22 +567,25 @@ final class LayoutSpecTests: XCTestCase {
             let previous = layout.sublayouts[index - 1], next = layout.sublayouts[index]
             let gap = mainOrigin(next.position) - (mainOrigin(previous.position) + main(previous.size))
             let spacing = stack.spacing + styles[index - 1].spacingAfter + styles[index].spacingBefore
-            XCTAssertTrue(exactGaps ? abs(gap - spacing) <= tolerance : gap >= spacing - tolerance,
-                          "children \(index - 1) and \(index) \(gap) apart, spacing \(spacing): \(message)")
+            XCTAssertTrue(
+                exactGaps ? abs(gap - spacing) <= tolerance : gap >= spacing - tolerance,
+                "children \(index - 1) and \(index) \(gap) apart, spacing \(spacing): \(message)")
         }
         let used = zip(layout.sublayouts, styles).reduce(stack.spacing * CGFloat(children.count - 1)) {
             $0 + main($1.0.size) + $1.1.spacingBefore + $1.1.spacingAfter
         }
         for (sublayout, values) in zip(layout.sublayouts, styles) {
             if used <= main(layout.size) + tolerance {
-                XCTAssertTrue(inside(mainOrigin(sublayout.position), main(sublayout.size), main(layout.size)),
-                              "\(sublayout.frame) outside \(layout.size) along the main axis: \(message)")
+                XCTAssertTrue(
+                    inside(mainOrigin(sublayout.position), main(sublayout.size), main(layout.size)),
+                    "\(sublayout.frame) outside \(layout.size) along the main axis: \(message)")
             }
             let align = values.alignSelf == .auto ? stack.alignItems.alignSelf : values.alignSelf
             let onBaseline = horizontal && (align == .baselineFirst || align == .baselineLast)
             if !onBaseline && cross(sublayout.size) <= cross(layout.size) + tolerance {
-                XCTAssertTrue(inside(crossOrigin(sublayout.position), cross(sublayout.size), cross(layout.size)),
-                              "\(sublayout.frame) outside \(layout.size) across: \(message)")
+                XCTAssertTrue(
+                    inside(crossOrigin(sublayout.position), cross(sublayout.size), cross(layout.size)),
+                    "\(sublayout.frame) outside \(layout.size) across: \(message)")
             }
         }
     }
@@ -587,8 +625,10 @@ final class RangeProbeLog: Sendable {
     /// (NaN and infinity included).
     static func problems(range: SizeRange, size: CGSize) -> [String] {
         var problems: [String] = []
-        let axes = [("width", range.min.width, range.max.width, size.width),
-                    ("height", range.min.height, range.max.height, size.height)]
+        let axes = [
+            ("width", range.min.width, range.max.width, size.width),
+            ("height", range.min.height, range.max.height, size.height),
+        ]
         for (axis, lower, upper, length) in axes {
             if !(lower.isFinite && lower >= 0) { problems.append("min \(axis) \(lower)") }
             if !(upper >= lower) { problems.append("max \(axis) \(upper) below min \(lower)") }
@@ -667,8 +707,9 @@ enum RandomLayoutTree {
         case 1: return LayoutSpec(style: style)
         case 2: return WrapperLayoutSpec(style: style, children: (0..<Int.random(in: 1...3, using: &rng)).map { _ in child() })
         case 3:
-            let insets = EdgeInsets(top: length(&rng, 20), left: length(&rng, 20),
-                                    bottom: length(&rng, 20), right: length(&rng, 20))
+            let insets = EdgeInsets(
+                top: length(&rng, 20), left: length(&rng, 20),
+                bottom: length(&rng, 20), right: length(&rng, 20))
             return InsetLayoutSpec(style: style, insets: insets, child: child())
         case 4: return OverlayLayoutSpec(style: style, child: child(), overlay: child())
         case 5: return BackgroundLayoutSpec(style: style, child: child(), background: child())
@@ -680,22 +721,26 @@ enum RandomLayoutTree {
             return RatioLayoutSpec(style: style, ratio: [0.25, 0.5, 1, 1.5, 3].randomElement(using: &rng)!, child: child())
         case 8:
             let positions: [RelativeLayoutSpec.Position] = [.none, .start, .center, .end]
-            return RelativeLayoutSpec(style: style, horizontalPosition: positions.randomElement(using: &rng)!,
-                                      verticalPosition: positions.randomElement(using: &rng)!,
-                                      sizingOptions: .init(rawValue: Int.random(in: 0...3, using: &rng)),
-                                      child: child())
+            return RelativeLayoutSpec(
+                style: style, horizontalPosition: positions.randomElement(using: &rng)!,
+                verticalPosition: positions.randomElement(using: &rng)!,
+                sizingOptions: .init(rawValue: Int.random(in: 0...3, using: &rng)),
+                child: child())
         case 9:
-            return AbsoluteLayoutSpec(style: style, sizing: Bool.random(using: &rng) ? .default : .sizeToFit,
-                                      children: (0..<Int.random(in: 1...3, using: &rng)).map { _ in child() })
+            return AbsoluteLayoutSpec(
+                style: style, sizing: Bool.random(using: &rng) ? .default : .sizeToFit,
+                children: (0..<Int.random(in: 1...3, using: &rng)).map { _ in child() })
         case 10:
             let locations: [CornerLayoutSpec.Location] = [.topLeft, .topRight, .bottomLeft, .bottomRight]
-            return CornerLayoutSpec(style: style, child: child(), corner: child(),
-                                    location: locations.randomElement(using: &rng)!,
-                                    offset: CGPoint(x: length(&rng, 10) - 5, y: length(&rng, 10) - 5),
-                                    wrapsCorner: Bool.random(using: &rng))
+            return CornerLayoutSpec(
+                style: style, child: child(), corner: child(),
+                location: locations.randomElement(using: &rng)!,
+                offset: CGPoint(x: length(&rng, 10) - 5, y: length(&rng, 10) - 5),
+                wrapsCorner: Bool.random(using: &rng))
         default:
-            return stack(style: style, children: (0..<Int.random(in: 0...4, using: &rng)).map { _ in child() },
-                         rng: &rng)
+            return stack(
+                style: style, children: (0..<Int.random(in: 0...4, using: &rng)).map { _ in child() },
+                rng: &rng)
         }
     }
 

@@ -41,12 +41,12 @@ final class NodeInputRouterTests: XCTestCase {
             XCTAssertFalse(router.handle(Self.move(20, 20)), "hovering uses no event")
             XCTAssertTrue(router.hoveredControl === scene.button)
             XCTAssertTrue(router.wantsHandCursor)
-            router.handle(Self.move(30, 25))     // over the label, inside the button
+            router.handle(Self.move(30, 25))  // over the label, inside the button
             XCTAssertTrue(router.hoveredControl === scene.button)
-            router.handle(Self.move(160, 20))    // a plain node
+            router.handle(Self.move(160, 20))  // a plain node
             XCTAssertNil(router.hoveredControl)
             XCTAssertFalse(router.wantsHandCursor)
-            router.handle(Self.move(20, 110))    // the disabled control
+            router.handle(Self.move(20, 110))  // the disabled control
             XCTAssertNil(router.hoveredControl)
             XCTAssertFalse(router.wantsHandCursor)
             router.handle(Self.move(20, 20))
@@ -83,12 +83,12 @@ final class NodeInputRouterTests: XCTestCase {
         MainActor.assumeIsolated {
             let scene = Scene()
             let router = NodeInputRouter(rootNode: scene.root)
-            XCTAssertFalse(router.handle(Self.down(160, 20)))     // a plain node: the app may scroll
+            XCTAssertFalse(router.handle(Self.down(160, 20)))  // a plain node: the app may scroll
             XCTAssertFalse(router.handle(Self.move(170, 20)))
             XCTAssertFalse(router.handle(Self.up(170, 20)))
-            XCTAssertFalse(router.handle(Self.down(20, 110)))     // a disabled control
+            XCTAssertFalse(router.handle(Self.down(20, 110)))  // a disabled control
             XCTAssertFalse(router.handle(Self.up(20, 110)))
-            XCTAssertFalse(router.handle(Self.down(500, 500)))    // outside the root
+            XCTAssertFalse(router.handle(Self.down(500, 500)))  // outside the root
             XCTAssertFalse(router.handle(.wheel(WheelEvent(kind: .clicks, deltaY: 1, time: 0))))
             XCTAssertFalse(router.handle(.key(KeyEvent(key: .space))))
             XCTAssertEqual(scene.disabled.log.events, [])
@@ -113,16 +113,20 @@ final class NodeInputRouterTests: XCTestCase {
             let scene = Scene()
             let router = NodeInputRouter(rootNode: scene.root)
             router.handle(Self.down(30, 25))
-            XCTAssertTrue(router.handle(Self.move(130, 25)))   // 20 pt right of the button: still highlighted
+            XCTAssertTrue(router.handle(Self.move(130, 25)))  // 20 pt right of the button: still highlighted
             XCTAssertTrue(scene.button.isHighlighted)
-            XCTAssertTrue(router.handle(Self.move(200, 25)))   // over the panel, far out
+            XCTAssertTrue(router.handle(Self.move(200, 25)))  // over the panel, far out
             XCTAssertFalse(scene.button.isHighlighted)
-            XCTAssertTrue(router.handle(Self.move(40, 25)))    // back
+            XCTAssertTrue(router.handle(Self.move(40, 25)))  // back
             XCTAssertTrue(scene.button.isHighlighted)
             XCTAssertTrue(router.handle(Self.move(200, 200)))
-            XCTAssertTrue(router.handle(Self.up(200, 200)))    // the up goes to the tracked control
-            XCTAssertEqual(scene.button.log.events, [.touchDown, .touchDragOutside, .touchDragOutside,
-                                                     .touchDragInside, .touchDragOutside, .touchUpOutside])
+            XCTAssertTrue(router.handle(Self.up(200, 200)))  // the up goes to the tracked control
+            XCTAssertEqual(
+                scene.button.log.events,
+                [
+                    .touchDown, .touchDragOutside, .touchDragOutside,
+                    .touchDragInside, .touchDragOutside, .touchUpOutside,
+                ])
             XCTAssertNil(router.trackedControl)
             XCTAssertFalse(router.handle(Self.move(210, 200)))
         }
@@ -141,13 +145,13 @@ final class NodeInputRouterTests: XCTestCase {
 
             scene.button.log.clear()
             router.handle(Self.down(30, 25))
-            XCTAssertTrue(router.handle(Self.down(35, 25)))            // a lost up: the second down cancels
+            XCTAssertTrue(router.handle(Self.down(35, 25)))  // a lost up: the second down cancels
             XCTAssertEqual(scene.button.log.events, [.touchDown, .touchCancel])
             XCTAssertFalse(router.handle(Self.up(35, 25)))
 
             scene.button.log.clear()
             router.handle(Self.down(30, 25))
-            XCTAssertTrue(router.handle(Self.down(30, 25, .right)))    // another button during the press
+            XCTAssertTrue(router.handle(Self.down(30, 25, .right)))  // another button during the press
             XCTAssertEqual(scene.button.log.events, [.touchDown, .touchCancel])
             XCTAssertFalse(router.handle(Self.up(30, 25, .right)))
             XCTAssertFalse(router.handle(Self.up(30, 25)))
@@ -160,7 +164,7 @@ final class NodeInputRouterTests: XCTestCase {
             let router = NodeInputRouter(rootNode: scene.root)
             router.handle(Self.down(30, 25))
             scene.button.removeFromSupernode()
-            XCTAssertTrue(router.handle(Self.move(31, 25)))   // noticed at the next event
+            XCTAssertTrue(router.handle(Self.move(31, 25)))  // noticed at the next event
             XCTAssertEqual(scene.button.log.events, [.touchDown, .touchCancel])
             XCTAssertNil(router.trackedControl)
             XCTAssertFalse(router.handle(Self.up(31, 25)))
@@ -197,7 +201,7 @@ final class NodeInputRouterTests: XCTestCase {
             let scene = Scene()
             let router = NodeInputRouter(rootNode: scene.root)
             router.handle(Self.down(30, 25))
-            scene.button.isEnabled = false               // cancels its own press
+            scene.button.isEnabled = false  // cancels its own press
             XCTAssertEqual(scene.button.log.events, [.touchDown, .touchCancel])
             XCTAssertFalse(router.handle(Self.move(31, 25)))
             XCTAssertNil(router.trackedControl)
@@ -206,7 +210,7 @@ final class NodeInputRouterTests: XCTestCase {
             let router2 = NodeInputRouter(rootNode: other.root)
             other.button.refuseContinue.withLock { $0 = true }
             router2.handle(Self.down(30, 25))
-            XCTAssertTrue(router2.handle(Self.move(31, 25)))   // the refused move was still the press's
+            XCTAssertTrue(router2.handle(Self.move(31, 25)))  // the refused move was still the press's
             XCTAssertNil(router2.trackedControl)
             XCTAssertFalse(router2.handle(Self.up(31, 25)))
             XCTAssertEqual(other.button.log.events, [.touchDown])
@@ -249,7 +253,7 @@ final class NodeInputRouterTests: XCTestCase {
             inner.frame = CGRect(x: 60, y: 0, width: 40, height: 40)
             scene.button.addSubnode(inner)
             XCTAssertTrue(router.control(at: CGPoint(x: 80, y: 25)) === inner)
-            inner.isEnabled = false      // refuses the pointer: the outer control takes it
+            inner.isEnabled = false  // refuses the pointer: the outer control takes it
             XCTAssertTrue(router.control(at: CGPoint(x: 80, y: 25)) === scene.button)
         }
     }
@@ -293,7 +297,7 @@ final class NodeInputRouterTests: XCTestCase {
             let router = NodeInputRouter(rootNode: scene.root)
             router.handle(Self.move(30, 25))
             XCTAssertTrue(router.wantsHandCursor)
-            scene.button.frame = CGRect(x: 10, y: 200, width: 100, height: 40)   // scrolled away
+            scene.button.frame = CGRect(x: 10, y: 200, width: 100, height: 40)  // scrolled away
             XCTAssertTrue(router.wantsHandCursor, "nothing noticed yet")
             router.revalidate()
             XCTAssertNil(router.hoveredControl)
@@ -313,7 +317,7 @@ final class NodeInputRouterTests: XCTestCase {
             XCTAssertEqual(scene.button.log.events, [.touchDown, .touchCancel])
             XCTAssertNil(router.hoveredControl)
             XCTAssertNil(router.trackedControl)
-            router.cancelTracking()    // nothing to cancel
+            router.cancelTracking()  // nothing to cancel
             XCTAssertEqual(scene.button.log.events, [.touchDown, .touchCancel])
         }
     }

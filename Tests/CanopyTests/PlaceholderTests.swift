@@ -42,8 +42,10 @@ final class PlaceholderTests: XCTestCase {
     /// Whether a fade of `duration` seconds had no turn within it, from the placeholder's alpha at
     /// the end of each turn and the turn's time: the turn at which it began (the last at alpha 1)
     /// and the next one are `duration` apart or more, so the fade went from 1 to 0 in one step.
-    private static func noTurnWithin(_ samples: [(time: TimeInterval, alpha: CGFloat)],
-                                     duration: TimeInterval) -> Bool {
+    private static func noTurnWithin(
+        _ samples: [(time: TimeInterval, alpha: CGFloat)],
+        duration: TimeInterval
+    ) -> Bool {
         guard let began = samples.lastIndex(where: { $0.alpha == 1 }), began + 1 < samples.count else { return false }
         return samples[began + 1].time - samples[began].time >= duration
     }
@@ -75,8 +77,8 @@ final class PlaceholderTests: XCTestCase {
             XCTAssertTrue(node.isShowingPlaceholder, "still drawing: the placeholder stays")
             node.frame = CGRect(x: 0, y: 0, width: 30, height: 10)
             XCTAssertEqual(placeholder.frame.width, 30, "it follows the bounds")
-            gate.signal()   // the first display, now stale
-            gate.signal()   // the one for the new size
+            gate.signal()  // the first display, now stale
+            gate.signal()  // the one for the new size
             TestLoop.turn(loop, until: { !node.isShowingPlaceholder }, "the placeholder never went")
             XCTAssertNotNil(layer.contents)
             XCTAssertNil(Self.placeholder(of: node))
@@ -127,7 +129,7 @@ final class PlaceholderTests: XCTestCase {
         MainActor.assumeIsolated {
             let loop = Self.makeLoop()
             let root = Layer()
-            root.contentsChangeHandler = { _ in }   // a backend that uploads when told below
+            root.contentsChangeHandler = { _ in }  // a backend that uploads when told below
             let node = FillNode()
             node.placeholderEnabled = true
             node.frame = CGRect(x: 0, y: 0, width: 8, height: 8)
@@ -193,10 +195,12 @@ final class PlaceholderTests: XCTestCase {
             TestLoop.turn(loop, until: { layer.contents != nil }, "never displayed")
             XCTAssertLessThan(layer.fadeOpacity, 1, "the fade starts from transparent")
             var opacities: [CGFloat] = []
-            TestLoop.turn(loop, until: {
-                opacities.append(layer.fadeOpacity)
-                return layer.fadeOpacity == 1
-            }, "the fade never ended")
+            TestLoop.turn(
+                loop,
+                until: {
+                    opacities.append(layer.fadeOpacity)
+                    return layer.fadeOpacity == 1
+                }, "the fade never ended")
             XCTAssertTrue(zip(opacities, opacities.dropFirst()).allSatisfy { $0 <= $1 }, "\(opacities)")
             // A redisplay over existing contents does not fade again.
             node.setNeedsDisplay()
@@ -348,10 +352,10 @@ extension PlaceholderTests {
             let card = DisplayNode()
             card.rasterizesSubtree = true
             card.frame = CGRect(x: 10, y: 20, width: 100, height: 100)
-            let big = ImageNode()       // 4 times the pixels its 50 x 50 pt need at scale 1
+            let big = ImageNode()  // 4 times the pixels its 50 x 50 pt need at scale 1
             big.image = Bitmap(width: 200, height: 200, fill: .white)
             big.frame = CGRect(x: 0, y: 0, width: 50, height: 50)
-            let exact = ImageNode()     // pixel for pixel: no label
+            let exact = ImageNode()  // pixel for pixel: no label
             exact.image = Bitmap(width: 50, height: 50, fill: .white)
             exact.frame = CGRect(x: 50, y: 50, width: 50, height: 50)
             card.addSubnode(big)

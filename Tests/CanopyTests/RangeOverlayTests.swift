@@ -7,17 +7,23 @@ final class RangeOverlayTests: XCTestCase {
     private typealias Snapshot = RangeOverlaySnapshot
     private typealias Layout = RangeOverlayLayout
 
-    private static func assertRect(_ actual: CGRect?, _ expected: CGRect, file: StaticString = #filePath,
-                                   line: UInt = #line) {
+    private static func assertRect(
+        _ actual: CGRect?, _ expected: CGRect, file: StaticString = #filePath,
+        line: UInt = #line
+    ) {
         guard let actual else { return XCTFail("no rect, expected \(expected)", file: file, line: line) }
-        let close = abs(actual.minX - expected.minX) < 1e-9 && abs(actual.minY - expected.minY) < 1e-9
+        let close =
+            abs(actual.minX - expected.minX) < 1e-9 && abs(actual.minY - expected.minY) < 1e-9
             && abs(actual.width - expected.width) < 1e-9 && abs(actual.height - expected.height) < 1e-9
         XCTAssertTrue(close, "\(actual) is not \(expected)", file: file, line: line)
     }
 
-    private static func assertSpan(_ actual: ClosedRange<CGFloat>, _ expected: ClosedRange<CGFloat>,
-                                   file: StaticString = #filePath, line: UInt = #line) {
-        let close = abs(actual.lowerBound - expected.lowerBound) < 1e-9
+    private static func assertSpan(
+        _ actual: ClosedRange<CGFloat>, _ expected: ClosedRange<CGFloat>,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
+        let close =
+            abs(actual.lowerBound - expected.lowerBound) < 1e-9
             && abs(actual.upperBound - expected.upperBound) < 1e-9
         XCTAssertTrue(close, "\(actual) is not \(expected)", file: file, line: line)
     }
@@ -25,12 +31,16 @@ final class RangeOverlayTests: XCTestCase {
     /// Content 400 x 10,000 with an 800 pt viewport at 3,000 (middle 3,400), the display range
     /// 2,400..4,200 and the preload range 1,600..5,200: the preload range reaches furthest, 1,800 pt
     /// down; with a quarter viewport (200) of margin the map shows 1,400..5,400.
-    private static func snapshot(items: [Snapshot.Item] = [], viewportInWindow: CGRect = CGRect(x: 0, y: 0, width: 400, height: 800))
-        -> Snapshot {
-        Snapshot(contentSize: CGSize(width: 400, height: 10_000), viewport: CGRect(x: 0, y: 3000, width: 400, height: 800),
-                 displayRange: CGRect(x: 0, y: 2400, width: 400, height: 1800),
-                 preloadRange: CGRect(x: 0, y: 1600, width: 400, height: 3600),
-                 items: items, viewportInWindow: viewportInWindow, caption: "full · down")
+    private static func snapshot(
+        items: [Snapshot.Item] = [], viewportInWindow: CGRect = CGRect(x: 0, y: 0, width: 400, height: 800)
+    )
+        -> Snapshot
+    {
+        Snapshot(
+            contentSize: CGSize(width: 400, height: 10_000), viewport: CGRect(x: 0, y: 3000, width: 400, height: 800),
+            displayRange: CGRect(x: 0, y: 2400, width: 400, height: 1800),
+            preloadRange: CGRect(x: 0, y: 1600, width: 400, height: 3600),
+            items: items, viewportInWindow: viewportInWindow, caption: "full · down")
     }
 
     /// A 480 x 750 window: the panel is (350, 290, 120, 450); 6 pt in, a 13 pt caption line and a
@@ -39,10 +49,13 @@ final class RangeOverlayTests: XCTestCase {
     private static let window = CGSize(width: 480, height: 750)
 
     func testThePanelSitsAtTheBottomRightTenPointsInAndNeverOutgrowsTheWindow() {
-        Self.assertRect(Layout.panelRect(windowSize: CGSize(width: 480, height: 750)), CGRect(x: 350, y: 290, width: 120, height: 450))
-        Self.assertRect(Layout.panelRect(windowSize: CGSize(width: 1000, height: 1000)), CGRect(x: 870, y: 390, width: 120, height: 600))
+        Self.assertRect(
+            Layout.panelRect(windowSize: CGSize(width: 480, height: 750)), CGRect(x: 350, y: 290, width: 120, height: 450))
+        Self.assertRect(
+            Layout.panelRect(windowSize: CGSize(width: 1000, height: 1000)), CGRect(x: 870, y: 390, width: 120, height: 600))
         // The smallest window the app allows: 60% of 200.
-        Self.assertRect(Layout.panelRect(windowSize: CGSize(width: 340, height: 200)), CGRect(x: 210, y: 70, width: 120, height: 120))
+        Self.assertRect(
+            Layout.panelRect(windowSize: CGSize(width: 340, height: 200)), CGRect(x: 210, y: 70, width: 120, height: 120))
         // Too small for 120 x 60%: the window less the insets.
         Self.assertRect(Layout.panelRect(windowSize: CGSize(width: 100, height: 40)), CGRect(x: 10, y: 10, width: 80, height: 20))
         Self.assertRect(Layout.panelRect(windowSize: CGSize(width: 15, height: 15)), CGRect(x: 5, y: 5, width: 0, height: 0))
@@ -57,8 +70,8 @@ final class RangeOverlayTests: XCTestCase {
         Self.assertRect(layout.map, CGRect(x: 356, y: 315, width: 108, height: 400))
         Self.assertRect(layout.itemColumn, CGRect(x: 364, y: 315, width: 92, height: 400))
         Self.assertSpan(layout.span, 1400...5400)
-        XCTAssertEqual(layout.scale, 0.1, accuracy: 1e-12)            // 400 pt of map for 4,000 of content
-        XCTAssertEqual(layout.horizontalScale, 0.23, accuracy: 1e-12) // 92 pt of column for 400 of width
+        XCTAssertEqual(layout.scale, 0.1, accuracy: 1e-12)  // 400 pt of map for 4,000 of content
+        XCTAssertEqual(layout.horizontalScale, 0.23, accuracy: 1e-12)  // 92 pt of column for 400 of width
         XCTAssertEqual(layout.mapY(1400), 315, accuracy: 1e-9)
         XCTAssertEqual(layout.mapY(3400), 515, accuracy: 1e-9)
 
@@ -113,10 +126,11 @@ final class RangeOverlayTests: XCTestCase {
     func testTheSpanStaysInsideTheContentAtItsTopAndBottom() {
         // At the top: the viewport 0..800 (middle 400), the preload range -800..1,600, reaching
         // 1,200 either way, so 1,400 with the margin: 0..2,800 rather than -1,000..1,800.
-        var snapshot = Snapshot(contentSize: CGSize(width: 400, height: 10_000), viewport: CGRect(x: 0, y: 0, width: 400, height: 800),
-                                displayRange: CGRect(x: 0, y: -400, width: 400, height: 1600),
-                                preloadRange: CGRect(x: 0, y: -800, width: 400, height: 2400),
-                                items: [], viewportInWindow: .zero, caption: "")
+        var snapshot = Snapshot(
+            contentSize: CGSize(width: 400, height: 10_000), viewport: CGRect(x: 0, y: 0, width: 400, height: 800),
+            displayRange: CGRect(x: 0, y: -400, width: 400, height: 1600),
+            preloadRange: CGRect(x: 0, y: -800, width: 400, height: 2400),
+            items: [], viewportInWindow: .zero, caption: "")
         var layout = Layout(snapshot: snapshot, windowSize: Self.window)
         Self.assertSpan(layout.span, 0...2800)
         XCTAssertEqual(layout.scale, 1.0 / 7, accuracy: 1e-12)
@@ -157,8 +171,9 @@ final class RangeOverlayTests: XCTestCase {
         // The viewport -100..700 (middle 300) alone, no ranges: 600 pt either way, moved down to
         // 0..1,200; its top maps 100 / 3 pt above the map's, so the top edge is cut away and the
         // sides start at the map's top.
-        let snapshot = Snapshot(contentSize: CGSize(width: 400, height: 10_000), viewport: CGRect(x: 0, y: -100, width: 400, height: 800),
-                                displayRange: .zero, preloadRange: .null, items: [], viewportInWindow: .zero, caption: "")
+        let snapshot = Snapshot(
+            contentSize: CGSize(width: 400, height: 10_000), viewport: CGRect(x: 0, y: -100, width: 400, height: 800),
+            displayRange: .zero, preloadRange: .null, items: [], viewportInWindow: .zero, caption: "")
         let layout = Layout(snapshot: snapshot, windowSize: Self.window)
         Self.assertSpan(layout.span, 0...1200)
         XCTAssertNil(layout.displayBand)
@@ -185,8 +200,9 @@ final class RangeOverlayTests: XCTestCase {
             // Straddling the viewport's top: only its part inside.
             Snapshot.Item(frame: CGRect(x: 20, y: 2950, width: 100, height: 100), state: .display, isAllocated: true),
         ]
-        let layout = Layout(snapshot: Self.snapshot(items: items, viewportInWindow: CGRect(x: 0, y: 50, width: 400, height: 800)),
-                            windowSize: Self.window)
+        let layout = Layout(
+            snapshot: Self.snapshot(items: items, viewportInWindow: CGRect(x: 0, y: 50, width: 400, height: 800)),
+            windowSize: Self.window)
         XCTAssertEqual(layout.tints.map(\.index), [1, 2, 6])
         XCTAssertEqual(layout.tints[0].frame, CGRect(x: 20, y: 300, width: 360, height: 200))
         XCTAssertEqual(layout.tints[0].rect, CGRect(x: 20, y: 300, width: 360, height: 200))
@@ -203,20 +219,30 @@ final class RangeOverlayTests: XCTestCase {
 
     func testAnEmptySnapshotGivesFiniteGeometryAndNothingToDraw() {
         for window in [Self.window, .zero, CGSize(width: 15, height: 15)] {
-            for snapshot in [Snapshot.empty,
-                             Snapshot(contentSize: .zero, viewport: .null, displayRange: .null, preloadRange: .infinite,
-                                      items: [Snapshot.Item(frame: .null, state: .display, isAllocated: true),
-                                              Snapshot.Item(frame: .zero, state: .preload, isAllocated: false)],
-                                      viewportInWindow: .null, caption: "")] {
+            for snapshot in [
+                Snapshot.empty,
+                Snapshot(
+                    contentSize: .zero, viewport: .null, displayRange: .null, preloadRange: .infinite,
+                    items: [
+                        Snapshot.Item(frame: .null, state: .display, isAllocated: true),
+                        Snapshot.Item(frame: .zero, state: .preload, isAllocated: false),
+                    ],
+                    viewportInWindow: .null, caption: ""),
+            ] {
                 let layout = Layout(snapshot: snapshot, windowSize: window)
-                let rects = [layout.panel, layout.captionLine, layout.legendLine, layout.map, layout.itemColumn,
-                             layout.viewport] + layout.viewportOutline + layout.items.map(\.rect) + layout.tints.map(\.rect)
+                let rects =
+                    [
+                        layout.panel, layout.captionLine, layout.legendLine, layout.map, layout.itemColumn,
+                        layout.viewport,
+                    ] + layout.viewportOutline + layout.items.map(\.rect) + layout.tints.map(\.rect)
                 for rect in rects {
                     for value in [rect.minX, rect.minY, rect.width, rect.height] {
                         XCTAssertTrue(value.isFinite, "\(rect) in \(window)")
                     }
                 }
-                for value in [layout.scale, layout.horizontalScale, layout.span.lowerBound, layout.span.upperBound, layout.mapY(100)] {
+                for value in [
+                    layout.scale, layout.horizontalScale, layout.span.lowerBound, layout.span.upperBound, layout.mapY(100),
+                ] {
                     XCTAssertTrue(value.isFinite, "\(value) in \(window)")
                 }
                 XCTAssertEqual(layout.scale, 0)
@@ -231,7 +257,8 @@ final class RangeOverlayTests: XCTestCase {
 
     func testAContentRectLandsInTheWindowByTheViewportsPlace() {
         let snapshot = Self.snapshot(viewportInWindow: CGRect(x: 10, y: 40, width: 400, height: 800))
-        XCTAssertEqual(snapshot.windowRect(ofContentRect: CGRect(x: 5, y: 3100, width: 50, height: 60)),
-                       CGRect(x: 15, y: 140, width: 50, height: 60))
+        XCTAssertEqual(
+            snapshot.windowRect(ofContentRect: CGRect(x: 5, y: 3100, width: 50, height: 60)),
+            CGRect(x: 15, y: 140, width: 50, height: 60))
     }
 }

@@ -8,15 +8,25 @@ final class RangeTuningTests: XCTestCase {
     private let viewport = CGRect(x: 0, y: 1000, width: 400, height: 800)
     private let tuning = RangeTuning()
 
-    private func rect(_ tuning: RangeTuning, _ type: RangeType, _ mode: RangeMode, _ direction: ScrollDirection, speed: CGFloat = 0) -> CGRect {
+    private func rect(
+        _ tuning: RangeTuning, _ type: RangeType, _ mode: RangeMode, _ direction: ScrollDirection, speed: CGFloat = 0
+    ) -> CGRect {
         tuning.rect(for: type, mode: mode, viewport: viewport, direction: direction, speed: speed)
     }
 
     func testDefaults() {
-        XCTAssertEqual(RangeTuningParameters.defaults(for: .display, mode: .full), RangeTuningParameters(leadingBufferScreenfuls: 1.0, trailingBufferScreenfuls: 0.5))
-        XCTAssertEqual(RangeTuningParameters.defaults(for: .preload, mode: .full), RangeTuningParameters(leadingBufferScreenfuls: 2.5, trailingBufferScreenfuls: 1.5))
-        XCTAssertEqual(RangeTuningParameters.defaults(for: .display, mode: .minimum), RangeTuningParameters(leadingBufferScreenfuls: 0.25, trailingBufferScreenfuls: 0.25))
-        XCTAssertEqual(RangeTuningParameters.defaults(for: .preload, mode: .minimum), RangeTuningParameters(leadingBufferScreenfuls: 0.5, trailingBufferScreenfuls: 0.25))
+        XCTAssertEqual(
+            RangeTuningParameters.defaults(for: .display, mode: .full),
+            RangeTuningParameters(leadingBufferScreenfuls: 1.0, trailingBufferScreenfuls: 0.5))
+        XCTAssertEqual(
+            RangeTuningParameters.defaults(for: .preload, mode: .full),
+            RangeTuningParameters(leadingBufferScreenfuls: 2.5, trailingBufferScreenfuls: 1.5))
+        XCTAssertEqual(
+            RangeTuningParameters.defaults(for: .display, mode: .minimum),
+            RangeTuningParameters(leadingBufferScreenfuls: 0.25, trailingBufferScreenfuls: 0.25))
+        XCTAssertEqual(
+            RangeTuningParameters.defaults(for: .preload, mode: .minimum),
+            RangeTuningParameters(leadingBufferScreenfuls: 0.5, trailingBufferScreenfuls: 0.25))
         XCTAssertEqual(RangeTuningParameters.zero, RangeTuningParameters(leadingBufferScreenfuls: 0, trailingBufferScreenfuls: 0))
         XCTAssertEqual(tuning.velocityLookahead, 0.5)
         XCTAssertEqual(tuning.maximumVelocityExtension, 2)
@@ -120,15 +130,19 @@ final class RangeTuningTests: XCTestCase {
         custom[.display, .full] = RangeTuningParameters(leadingBufferScreenfuls: 3, trailingBufferScreenfuls: 1)
         XCTAssertEqual(custom[.display, .full], RangeTuningParameters(leadingBufferScreenfuls: 3, trailingBufferScreenfuls: 1))
         // The others keep Texture's defaults.
-        XCTAssertEqual(custom[.display, .minimum], RangeTuningParameters(leadingBufferScreenfuls: 0.25, trailingBufferScreenfuls: 0.25))
-        XCTAssertEqual(custom[.preload, .full], RangeTuningParameters(leadingBufferScreenfuls: 2.5, trailingBufferScreenfuls: 1.5))
-        XCTAssertEqual(custom[.preload, .minimum], RangeTuningParameters(leadingBufferScreenfuls: 0.5, trailingBufferScreenfuls: 0.25))
+        XCTAssertEqual(
+            custom[.display, .minimum], RangeTuningParameters(leadingBufferScreenfuls: 0.25, trailingBufferScreenfuls: 0.25))
+        XCTAssertEqual(
+            custom[.preload, .full], RangeTuningParameters(leadingBufferScreenfuls: 2.5, trailingBufferScreenfuls: 1.5))
+        XCTAssertEqual(
+            custom[.preload, .minimum], RangeTuningParameters(leadingBufferScreenfuls: 0.5, trailingBufferScreenfuls: 0.25))
         // Down: 1 * 800 = 800 above, 3 * 800 = 2400 below. y 200; height 800 + 800 + 2400 = 4000.
         XCTAssertEqual(rect(custom, .display, .full, .down), CGRect(x: 0, y: 200, width: 400, height: 4000))
         XCTAssertNotEqual(custom, RangeTuning())
 
         custom[.preload, .minimum].trailingBufferScreenfuls = 2
-        XCTAssertEqual(custom[.preload, .minimum], RangeTuningParameters(leadingBufferScreenfuls: 0.5, trailingBufferScreenfuls: 2))
+        XCTAssertEqual(
+            custom[.preload, .minimum], RangeTuningParameters(leadingBufferScreenfuls: 0.5, trailingBufferScreenfuls: 2))
         // Up: leading 0.5 * 800 = 400 above, trailing 2 * 800 = 1600 below. y 600; height 400 + 800 + 1600 = 2800.
         XCTAssertEqual(rect(custom, .preload, .minimum, .up), CGRect(x: 0, y: 600, width: 400, height: 2800))
     }

@@ -59,8 +59,9 @@ final class RasterizedSubtreeTests: XCTestCase {
                         let nearX = px < clip.minX + corner || px > clip.maxX - corner
                         let nearY = py < clip.minY + corner || py > clip.maxY - corner
                         let a = rounded.pixel(x: x, y: y), b = square.pixel(x: x, y: y)
-                        let d = max(abs(Int(a.r) - Int(b.r)), abs(Int(a.g) - Int(b.g)), abs(Int(a.b) - Int(b.b)),
-                                    abs(Int(a.a) - Int(b.a)))
+                        let d = max(
+                            abs(Int(a.r) - Int(b.r)), abs(Int(a.g) - Int(b.g)), abs(Int(a.b) - Int(b.b)),
+                            abs(Int(a.a) - Int(b.a)))
                         if nearX && nearY {
                             if d > 0 { cornerDiffers = true }
                             continue

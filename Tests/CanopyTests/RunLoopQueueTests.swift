@@ -34,8 +34,9 @@ final class RunLoopQueueTests: XCTestCase {
     /// The number of observers `loop` has, read by reflection (the list is private).
     @MainActor
     private static func observerCount(_ loop: FrameLoop) throws -> Int {
-        let observers = try XCTUnwrap(Mirror(reflecting: loop).descendant("observers"),
-                                      "FrameLoop's observer list is no longer called `observers`")
+        let observers = try XCTUnwrap(
+            Mirror(reflecting: loop).descendant("observers"),
+            "FrameLoop's observer list is no longer called `observers`")
         return Mirror(reflecting: observers).children.count
     }
 
@@ -228,8 +229,9 @@ final class RunLoopQueueTests: XCTestCase {
             }
             queue.enqueue(contentsOf: Self.items(7))
             for _ in 0..<4 { loop.runTurn() }
-            XCTAssertEqual(flags, [false, false, false, false, false, false, true],
-                           "the end of a turn that leaves items behind is not the end of the queue")
+            XCTAssertEqual(
+                flags, [false, false, false, false, false, false, true],
+                "the end of a turn that leaves items behind is not the end of the queue")
             queue.enqueue(Item("alone"))
             loop.runTurn()
             XCTAssertEqual(flags.last, true, "a lone item drains the queue")
@@ -284,13 +286,13 @@ final class RunLoopQueueTests: XCTestCase {
             let clock = FakeClock()
             var handled: [Item] = []
             let queue = RunLoopQueue<Item>(runLoop: loop, budget: 0.004, clock: { clock.now }) { item, _ in
-                clock.now += 0.0015 // 3 per turn
+                clock.now += 0.0015  // 3 per turn
                 handled.append(item)
             }
             let pool = Self.items(60)
             var model: [Item] = []
             var expectedHandled: [Item] = []
-            var checked = 0 // handled items already compared with the model
+            var checked = 0  // handled items already compared with the model
             var rng = SeededRandom(seed: 42)
             for step in 0..<5000 {
                 switch rng.next() % 10 {
@@ -319,8 +321,10 @@ final class RunLoopQueueTests: XCTestCase {
                     model.removeFirst(n)
                 }
                 if queue.count != model.count || handled.count != expectedHandled.count
-                    || !zip(handled[checked...], expectedHandled[checked...]).allSatisfy({ $0 === $1 }) {
-                    XCTFail("step \(step): \(queue.count) waiting, expected \(model.count); "
+                    || !zip(handled[checked...], expectedHandled[checked...]).allSatisfy({ $0 === $1 })
+                {
+                    XCTFail(
+                        "step \(step): \(queue.count) waiting, expected \(model.count); "
                             + "handled \(handled.suffix(5)), expected \(expectedHandled.suffix(5))")
                     return
                 }
@@ -440,7 +444,7 @@ final class RunLoopQueueTests: XCTestCase {
             XCTAssertFalse(queue.enqueue(Item("late")), "an invalid queue takes nothing")
             loop.runTurn()
             XCTAssertEqual(log, [])
-            queue.invalidate() // idempotent
+            queue.invalidate()  // idempotent
             XCTAssertEqual(try Self.observerCount(loop), before)
         }
     }
@@ -485,13 +489,14 @@ final class RunLoopQueueTests: XCTestCase {
             let wakes = waiter.log.value.filter { $0 == "wake" }.count
             let done = DispatchSemaphore(value: 0)
             Thread {
-                holder.value = nil // the last reference: deinit runs on this thread
+                holder.value = nil  // the last reference: deinit runs on this thread
                 done.signal()
             }.start()
             XCTAssertEqual(done.wait(timeout: HangGuard.deadline), .success)
             XCTAssertNil(released)
-            XCTAssertEqual(waiter.log.value.filter { $0 == "wake" }.count, wakes + 1,
-                           "the removal was posted to the loop, waking it")
+            XCTAssertEqual(
+                waiter.log.value.filter { $0 == "wake" }.count, wakes + 1,
+                "the removal was posted to the loop, waking it")
             XCTAssertEqual(try Self.observerCount(loop), before + 1, "not removed off the main thread")
             loop.runTurn()
             XCTAssertEqual(try Self.observerCount(loop), before, "removed by the next turn")
@@ -507,7 +512,7 @@ final class RunLoopQueueTests: XCTestCase {
             let queue = RunLoopQueue<Item>(runLoop: loop, budget: 0.004, clock: { clock.now }) { _, _ in
                 clock.now += 0.0015
             }
-            loop.runTurn() // clears the request for a first frame
+            loop.runTurn()  // clears the request for a first frame
             XCTAssertFalse(loop.needsFrame, "an empty queue asks for nothing")
             let items = Self.items(5)
             queue.enqueue(items[0])
@@ -527,8 +532,9 @@ final class RunLoopQueueTests: XCTestCase {
             let wakes = waiter.log.value.filter { $0 == "wake" }.count
             XCTAssertTrue(queue.enqueue(items[1]))
             XCTAssertFalse(queue.enqueue(items[1]))
-            XCTAssertEqual(waiter.log.value.filter { $0 == "wake" }.count, wakes + 1,
-                           "a coalesced enqueue asks for no frame of its own")
+            XCTAssertEqual(
+                waiter.log.value.filter { $0 == "wake" }.count, wakes + 1,
+                "a coalesced enqueue asks for no frame of its own")
         }
     }
 

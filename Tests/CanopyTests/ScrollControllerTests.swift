@@ -11,7 +11,7 @@ final class ScrollControllerTests: XCTestCase {
 
     private func settle(_ c: inout ScrollController, from start: TimeInterval) -> TimeInterval {
         var t = start
-        repeat { t += 1.0 / 60 ; c.step(to: t) } while c.physics.isAnimating && t - start < 20
+        repeat { t += 1.0 / 60; c.step(to: t) } while c.physics.isAnimating && t - start < 20
         return t
     }
 
@@ -88,7 +88,8 @@ final class ScrollControllerTests: XCTestCase {
         let end = settle(&c, from: 0)
         XCTAssertEqual(c.indicator.opacity(at: end + 0.5, physics: c.physics), 1)
         XCTAssertTrue(c.needsFrames(at: end + 0.5), "frames continue while it will fade")
-        let half = c.indicator.opacity(at: end + ScrollIndicator.holdDuration + ScrollIndicator.fadeDuration / 2, physics: c.physics)
+        let half = c.indicator.opacity(
+            at: end + ScrollIndicator.holdDuration + ScrollIndicator.fadeDuration / 2, physics: c.physics)
         XCTAssertGreaterThan(half, 0.3)
         XCTAssertLessThan(half, 0.7)
         XCTAssertEqual(c.indicator.opacity(at: end + 2, physics: c.physics), 0)

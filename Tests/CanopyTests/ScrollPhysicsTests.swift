@@ -7,7 +7,9 @@ final class ScrollPhysicsTests: XCTestCase {
 
     /// Steps at 60 Hz from `start` until the motion stops (or `limit` seconds); returns the
     /// offsets seen and the time it stopped.
-    private func run(_ physics: inout ScrollPhysics, from start: TimeInterval, limit: TimeInterval = 20) -> (offsets: [CGFloat], end: TimeInterval) {
+    private func run(_ physics: inout ScrollPhysics, from start: TimeInterval, limit: TimeInterval = 20) -> (
+        offsets: [CGFloat], end: TimeInterval
+    ) {
         var t = start
         var offsets: [CGFloat] = []
         while t - start < limit {
@@ -63,7 +65,7 @@ final class ScrollPhysicsTests: XCTestCase {
     func testDragPastTheTopStretchesThenSpringsBack() {
         var physics = ScrollPhysics(contentLength: 5000, viewportLength: 800)
         physics.beginDrag(at: 0)
-        for i in 1...50 { physics.drag(by: -200, at: Double(i) * 0.01) } // 10,000 pt of pull
+        for i in 1...50 { physics.drag(by: -200, at: Double(i) * 0.01) }  // 10,000 pt of pull
         XCTAssertLessThan(physics.offset, 0)
         XCTAssertGreaterThan(physics.offset, -800, "the band never stretches past the viewport")
         // Rest the pointer, then let go: no fling, just the spring back.
@@ -135,7 +137,7 @@ final class ScrollPhysicsTests: XCTestCase {
     func testSlowPreciseDeltasDoNotFling() {
         var physics = ScrollPhysics(contentLength: 100_000, viewportLength: 800)
         physics.setOffset(1000, at: 0)
-        for i in 1...10 { physics.scroll(byPrecise: 0.2, at: Double(i) * 0.02) } // 10 pt/s
+        for i in 1...10 { physics.scroll(byPrecise: 0.2, at: Double(i) * 0.02) }  // 10 pt/s
         _ = run(&physics, from: 0.2)
         XCTAssertEqual(physics.offset, 1002, accuracy: 0.001)
     }
@@ -150,9 +152,9 @@ final class ScrollPhysicsTests: XCTestCase {
 
     func testVelocityTrackerUsesOnlyRecentMovements() {
         var tracker = VelocityTracker(window: 0.15)
-        for i in 0..<20 { tracker.add(delta: 5, at: Double(i) * 0.01) } // 500 pt/s
+        for i in 0..<20 { tracker.add(delta: 5, at: Double(i) * 0.01) }  // 500 pt/s
         XCTAssertEqual(tracker.velocity, 500, accuracy: 1)
-        for i in 20..<40 { tracker.add(delta: 20, at: Double(i) * 0.01) } // then 2000 pt/s
+        for i in 20..<40 { tracker.add(delta: 20, at: Double(i) * 0.01) }  // then 2000 pt/s
         XCTAssertEqual(tracker.velocity, 2000, accuracy: 1, "older movements have left the window")
         var pair = VelocityTracker()
         pair.add(delta: 10, at: 1.00)

@@ -44,24 +44,30 @@ private func bar(height: CGFloat, _ configure: (Style) -> Void = { _ in }) -> La
 
 /// Compares a layout's size and its children's frames (in order) with a 0.001 tolerance and prints
 /// the layout tree on failure.
-private func assertFrames(_ layout: Layout, _ expected: [CGRect], size: CGSize,
-                          file: StaticString = #filePath, line: UInt = #line) {
+private func assertFrames(
+    _ layout: Layout, _ expected: [CGRect], size: CGSize,
+    file: StaticString = #filePath, line: UInt = #line
+) {
     let tolerance: CGFloat = 0.001
     func close(_ a: CGFloat, _ b: CGFloat) -> Bool { abs(a - b) <= tolerance }
     if !close(layout.size.width, size.width) || !close(layout.size.height, size.height) {
-        XCTFail("stack size \(layout.size.width)×\(layout.size.height), expected \(size.width)×\(size.height)\n"
+        XCTFail(
+            "stack size \(layout.size.width)×\(layout.size.height), expected \(size.width)×\(size.height)\n"
                 + layout.description, file: file, line: line)
     }
     guard layout.sublayouts.count == expected.count else {
-        XCTFail("\(layout.sublayouts.count) children, expected \(expected.count)\n" + layout.description,
-                file: file, line: line)
+        XCTFail(
+            "\(layout.sublayouts.count) children, expected \(expected.count)\n" + layout.description,
+            file: file, line: line)
         return
     }
     for (index, (sublayout, want)) in zip(layout.sublayouts, expected).enumerated() {
         let got = sublayout.frame
         if !close(got.origin.x, want.origin.x) || !close(got.origin.y, want.origin.y)
-            || !close(got.size.width, want.size.width) || !close(got.size.height, want.size.height) {
-            XCTFail("child \(index): got (\(got.origin.x), \(got.origin.y), \(got.size.width)×\(got.size.height)), "
+            || !close(got.size.width, want.size.width) || !close(got.size.height, want.size.height)
+        {
+            XCTFail(
+                "child \(index): got (\(got.origin.x), \(got.origin.y), \(got.size.width)×\(got.size.height)), "
                     + "expected (\(want.origin.x), \(want.origin.y), \(want.size.width)×\(want.size.height))\n"
                     + layout.description, file: file, line: line)
         }
@@ -72,8 +78,10 @@ final class StackConformanceTests: XCTestCase {
 
     // MARK: - justify-content (CSS §9.5 step 12), row in an exact 300×100 container
 
-    private func justifyRow(_ justify: StackLayoutSpec.JustifyContent, spacing: CGFloat = 0,
-                            _ children: [any LayoutElement]) -> Layout {
+    private func justifyRow(
+        _ justify: StackLayoutSpec.JustifyContent, spacing: CGFloat = 0,
+        _ children: [any LayoutElement]
+    ) -> Layout {
         StackLayoutSpec(spacing: spacing, justifyContent: justify, alignItems: .start, children: children)
             .layoutThatFits(exact(300, 100))
     }
@@ -99,23 +107,26 @@ final class StackConformanceTests: XCTestCase {
     func testJustifySpaceBetween() {
         let layout = justifyRow(.spaceBetween, [fixed(50, 20), fixed(100, 30), fixed(50, 20)])
         // free = 300 − 200 = 100; 2 gaps of 50 → 0, 50 + 50 = 100, 100 + 100 + 50 = 250 (ends at 300).
-        assertFrames(layout, [rect(0, 0, 50, 20), rect(100, 0, 100, 30), rect(250, 0, 50, 20)],
-                     size: sz(300, 100))
+        assertFrames(
+            layout, [rect(0, 0, 50, 20), rect(100, 0, 100, 30), rect(250, 0, 50, 20)],
+            size: sz(300, 100))
     }
 
     func testJustifySpaceAround() {
         let layout = justifyRow(.spaceAround, [fixed(50, 20), fixed(100, 30), fixed(50, 20)])
         // free = 100; each item gets 100/3 around it, half at each side: 50/3 ≈ 16.667 at the ends.
         // x0 = 50/3; x1 = 50/3 + 50 + 100/3 = 100; x2 = 100 + 100 + 100/3 = 700/3 ≈ 233.333.
-        assertFrames(layout, [rect(50.0 / 3, 0, 50, 20), rect(100, 0, 100, 30), rect(700.0 / 3, 0, 50, 20)],
-                     size: sz(300, 100))
+        assertFrames(
+            layout, [rect(50.0 / 3, 0, 50, 20), rect(100, 0, 100, 30), rect(700.0 / 3, 0, 50, 20)],
+            size: sz(300, 100))
     }
 
     func testJustifySpaceEvenly() {
         let layout = justifyRow(.spaceEvenly, [fixed(50, 20), fixed(100, 30), fixed(50, 20)])
         // free = 100 over 4 equal gaps of 25 → 25, 25 + 50 + 25 = 100, 100 + 100 + 25 = 225.
-        assertFrames(layout, [rect(25, 0, 50, 20), rect(100, 0, 100, 30), rect(225, 0, 50, 20)],
-                     size: sz(300, 100))
+        assertFrames(
+            layout, [rect(25, 0, 50, 20), rect(100, 0, 100, 30), rect(225, 0, 50, 20)],
+            size: sz(300, 100))
     }
 
     func testJustifySpaceBetweenSingleItemIsStart() {
@@ -152,23 +163,26 @@ final class StackConformanceTests: XCTestCase {
         let layout = justifyRow(.spaceBetween, spacing: 10, [fixed(50, 20), fixed(100, 30), fixed(50, 20)])
         // used = 200 + 2·10 = 220; free = 80; 2 gaps of 40 added to the spacing:
         // 0, 50 + 10 + 40 = 100, 100 + 100 + 10 + 40 = 250.
-        assertFrames(layout, [rect(0, 0, 50, 20), rect(100, 0, 100, 30), rect(250, 0, 50, 20)],
-                     size: sz(300, 100))
+        assertFrames(
+            layout, [rect(0, 0, 50, 20), rect(100, 0, 100, 30), rect(250, 0, 50, 20)],
+            size: sz(300, 100))
     }
 
     func testJustifySpaceAroundWithSpacing() {
         let layout = justifyRow(.spaceAround, spacing: 10, [fixed(50, 20), fixed(100, 30), fixed(50, 20)])
         // free = 300 − 220 = 80; 80/3 per item, 40/3 ≈ 13.333 at the ends.
         // x0 = 40/3; x1 = 40/3 + 50 + 10 + 80/3 = 100; x2 = 100 + 100 + 10 + 80/3 = 710/3 ≈ 236.667.
-        assertFrames(layout, [rect(40.0 / 3, 0, 50, 20), rect(100, 0, 100, 30), rect(710.0 / 3, 0, 50, 20)],
-                     size: sz(300, 100))
+        assertFrames(
+            layout, [rect(40.0 / 3, 0, 50, 20), rect(100, 0, 100, 30), rect(710.0 / 3, 0, 50, 20)],
+            size: sz(300, 100))
     }
 
     func testJustifySpaceEvenlyWithSpacing() {
         let layout = justifyRow(.spaceEvenly, spacing: 10, [fixed(50, 20), fixed(100, 30), fixed(50, 20)])
         // free = 80 over 4 gaps of 20 → 20, 20 + 50 + 10 + 20 = 100, 100 + 100 + 10 + 20 = 230.
-        assertFrames(layout, [rect(20, 0, 50, 20), rect(100, 0, 100, 30), rect(230, 0, 50, 20)],
-                     size: sz(300, 100))
+        assertFrames(
+            layout, [rect(20, 0, 50, 20), rect(100, 0, 100, 30), rect(230, 0, 50, 20)],
+            size: sz(300, 100))
     }
 
     // Overflow: 200 + 150 = 350 in 300, flexShrink 0 → free = −50.
@@ -217,8 +231,10 @@ final class StackConformanceTests: XCTestCase {
 
     // MARK: - align-items / align-self (CSS §9.4, §9.6 step 14), row in an exact 300×100 container
 
-    private func alignRow(_ align: StackLayoutSpec.AlignItems, _ children: [any LayoutElement],
-                          range: SizeRange = exact(300, 100)) -> Layout {
+    private func alignRow(
+        _ align: StackLayoutSpec.AlignItems, _ children: [any LayoutElement],
+        range: SizeRange = exact(300, 100)
+    ) -> Layout {
         StackLayoutSpec(alignItems: align, children: children).layoutThatFits(range)
     }
 
@@ -265,10 +281,14 @@ final class StackConformanceTests: XCTestCase {
     }
 
     func testAlignStretchWithMinAndMaxCross() {
-        let layout = alignRow(.stretch, [
-            leaf(50, 10) { $0.minHeight = .points(30); $0.maxHeight = .points(60) },
-            leaf(60, 10) { $0.minHeight = .points(30) },
-        ])
+        let layout = alignRow(
+            .stretch,
+            [
+                leaf(50, 10) {
+                    $0.minHeight = .points(30); $0.maxHeight = .points(60)
+                },
+                leaf(60, 10) { $0.minHeight = .points(30) },
+            ])
         // First: line 100 clamped into [30, 60] = 60. Second: 100 clamped into [30, ∞) = 100.
         assertFrames(layout, [rect(0, 0, 50, 60), rect(50, 0, 60, 100)], size: sz(300, 100))
     }
@@ -280,15 +300,21 @@ final class StackConformanceTests: XCTestCase {
     }
 
     func testAlignSelfOverridesAlignItems() {
-        let layout = alignRow(.start, [
-            leaf(50, 20),
-            leaf(50, 20) { $0.alignSelf = .end },
-            leaf(50, 20) { $0.alignSelf = .center },
-            leaf(50, 20) { $0.alignSelf = .stretch },
-        ])
+        let layout = alignRow(
+            .start,
+            [
+                leaf(50, 20),
+                leaf(50, 20) { $0.alignSelf = .end },
+                leaf(50, 20) { $0.alignSelf = .center },
+                leaf(50, 20) { $0.alignSelf = .stretch },
+            ])
         // start y 0; end 100 − 20 = 80; center (100 − 20)/2 = 40; stretch 0, height 100.
-        assertFrames(layout, [rect(0, 0, 50, 20), rect(50, 80, 50, 20), rect(100, 40, 50, 20),
-                              rect(150, 0, 50, 100)], size: sz(300, 100))
+        assertFrames(
+            layout,
+            [
+                rect(0, 0, 50, 20), rect(50, 80, 50, 20), rect(100, 40, 50, 20),
+                rect(150, 0, 50, 100),
+            ], size: sz(300, 100))
     }
 
     func testAlignSelfStartInAStretchStack() {
@@ -312,55 +338,72 @@ final class StackConformanceTests: XCTestCase {
     // MARK: - Baselines (horizontal only)
 
     func testBaselineFirst() {
-        let layout = alignRow(.baselineFirst, [
-            leaf(50, 30) { $0.ascender = 20 },
-            leaf(50, 50) { $0.ascender = 10 },
-            leaf(50, 20) { $0.ascender = 15 },
-        ], range: sr(300, 0, 300, 200))
+        let layout = alignRow(
+            .baselineFirst,
+            [
+                leaf(50, 30) { $0.ascender = 20 },
+                leaf(50, 50) { $0.ascender = 10 },
+                leaf(50, 20) { $0.ascender = 15 },
+            ], range: sr(300, 0, 300, 200))
         // Largest ascent = 20 → baseline at y 20: y = 20 − 20 = 0, 20 − 10 = 10, 20 − 15 = 5.
         // Extents: 0…30, 10…60, 5…25 → line cross = 60 (ascent 20 + largest descent 50 − 10 = 40).
-        assertFrames(layout, [rect(0, 0, 50, 30), rect(50, 10, 50, 50), rect(100, 5, 50, 20)],
-                     size: sz(300, 60))
+        assertFrames(
+            layout, [rect(0, 0, 50, 30), rect(50, 10, 50, 50), rect(100, 5, 50, 20)],
+            size: sz(300, 60))
     }
 
     func testBaselineLast() {
-        let layout = alignRow(.baselineLast, [
-            leaf(50, 30) { $0.descender = -5 },
-            leaf(50, 50) { $0.descender = -20 },
-            leaf(50, 20) { $0.descender = 0 },
-        ], range: sr(300, 0, 300, 200))
+        let layout = alignRow(
+            .baselineLast,
+            [
+                leaf(50, 30) { $0.descender = -5 },
+                leaf(50, 50) { $0.descender = -20 },
+                leaf(50, 20) { $0.descender = 0 },
+            ], range: sr(300, 0, 300, 200))
         // Last baselines from the top (height + descender): 30 − 5 = 25, 50 − 20 = 30, 20 − 0 = 20; largest 30.
         // y = 30 − 25 = 5, 0, 30 − 20 = 10. Extents 5…35, 0…50, 10…30 → line = 50.
-        assertFrames(layout, [rect(0, 5, 50, 30), rect(50, 0, 50, 50), rect(100, 10, 50, 20)],
-                     size: sz(300, 50))
+        assertFrames(
+            layout, [rect(0, 5, 50, 30), rect(50, 0, 50, 50), rect(100, 10, 50, 20)],
+            size: sz(300, 50))
     }
 
     func testBaselineFirstInAnExactContainerStartsAtTheTop() {
-        let layout = alignRow(.baselineFirst, [
-            leaf(50, 30) { $0.ascender = 20 },
-            leaf(50, 50) { $0.ascender = 10 },
-        ])
+        let layout = alignRow(
+            .baselineFirst,
+            [
+                leaf(50, 30) { $0.ascender = 20 },
+                leaf(50, 50) { $0.ascender = 10 },
+            ])
         // Same baseline group as above at the cross start of the 100-high line: y = 0 and 10.
         assertFrames(layout, [rect(0, 0, 50, 30), rect(50, 10, 50, 50)], size: sz(300, 100))
     }
 
     func testAlignSelfBaselineMixedWithStart() {
-        let layout = alignRow(.start, [
-            leaf(50, 30) { $0.ascender = 20; $0.alignSelf = .baselineFirst },
-            leaf(50, 50) { $0.ascender = 10; $0.alignSelf = .baselineFirst },
-            leaf(50, 20),
-        ], range: sr(300, 0, 300, 200))
+        let layout = alignRow(
+            .start,
+            [
+                leaf(50, 30) {
+                    $0.ascender = 20; $0.alignSelf = .baselineFirst
+                },
+                leaf(50, 50) {
+                    $0.ascender = 10; $0.alignSelf = .baselineFirst
+                },
+                leaf(50, 20),
+            ], range: sr(300, 0, 300, 200))
         // Baseline items: max ascent 20 → y 0 and 10 (extents 0…30, 10…60); the start item y 0.
         // Line = max(60, 20) = 60.
-        assertFrames(layout, [rect(0, 0, 50, 30), rect(50, 10, 50, 50), rect(100, 0, 50, 20)],
-                     size: sz(300, 60))
+        assertFrames(
+            layout, [rect(0, 0, 50, 30), rect(50, 10, 50, 50), rect(100, 0, 50, 20)],
+            size: sz(300, 60))
     }
 
     func testBaselineInVerticalStackFallsBackToStart() {
-        let stack = StackLayoutSpec(direction: .vertical, alignItems: .baselineFirst, children: [
-            leaf(30, 50) { $0.ascender = 20 },
-            leaf(60, 40) { $0.ascender = 10 },
-        ])
+        let stack = StackLayoutSpec(
+            direction: .vertical, alignItems: .baselineFirst,
+            children: [
+                leaf(30, 50) { $0.ascender = 20 },
+                leaf(60, 40) { $0.ascender = 10 },
+            ])
         let layout = stack.layoutThatFits(sr(100, 0, 100, 300))
         // Vertical: baseline → start: x = 0, not stretched (30 and 60 wide); y = 0, 50.
         // Height = 50 + 40 = 90 clamped into [0, 300]; width exact 100.
@@ -369,8 +412,10 @@ final class StackConformanceTests: XCTestCase {
 
     // MARK: - flex-grow (CSS §9.7), row in an exact 300×100 container, alignItems start
 
-    private func flexRow(_ children: [any LayoutElement], spacing: CGFloat = 0,
-                         range: SizeRange = exact(300, 100)) -> Layout {
+    private func flexRow(
+        _ children: [any LayoutElement], spacing: CGFloat = 0,
+        range: SizeRange = exact(300, 100)
+    ) -> Layout {
         StackLayoutSpec(spacing: spacing, alignItems: .start, children: children).layoutThatFits(range)
     }
 
@@ -412,8 +457,12 @@ final class StackConformanceTests: XCTestCase {
     }
 
     func testGrowWithMaxHandsSpaceBack() {
-        let layout = flexRow([leaf(50, 20) { $0.flexGrow = 1; $0.maxWidth = .points(80) },
-                              leaf(50, 20) { $0.flexGrow = 1 }])
+        let layout = flexRow([
+            leaf(50, 20) {
+                $0.flexGrow = 1; $0.maxWidth = .points(80)
+            },
+            leaf(50, 20) { $0.flexGrow = 1 },
+        ])
         // free = 200 → 150 each; first violates max 80 (−70), total < 0 → freeze it at 80.
         // Again: free = 300 − 80 − 50 = 170 → second 50 + 170 = 220.
         assertFrames(layout, [rect(0, 0, 80, 20), rect(80, 0, 220, 20)], size: sz(300, 100))
@@ -421,76 +470,116 @@ final class StackConformanceTests: XCTestCase {
 
     func testGrowWithTwoMaxClamps() {
         let layout = flexRow([
-            bar(height: 20) { $0.flexGrow = 1; $0.flexBasis = .points(0); $0.maxWidth = .points(80) },
-            bar(height: 20) { $0.flexGrow = 1; $0.flexBasis = .points(0); $0.maxWidth = .points(90) },
-            bar(height: 20) { $0.flexGrow = 1; $0.flexBasis = .points(0) },
+            bar(height: 20) {
+                $0.flexGrow = 1; $0.flexBasis = .points(0); $0.maxWidth = .points(80)
+            },
+            bar(height: 20) {
+                $0.flexGrow = 1; $0.flexBasis = .points(0); $0.maxWidth = .points(90)
+            },
+            bar(height: 20) {
+                $0.flexGrow = 1; $0.flexBasis = .points(0)
+            },
         ])
         // Bases 0: 100 each; 100 → 80 (−20), 100 → 90 (−10): total −30 → freeze both.
         // free = 300 − 170 = 130 → third 130. x = 0, 80, 170.
-        assertFrames(layout, [rect(0, 0, 80, 20), rect(80, 0, 90, 20), rect(170, 0, 130, 20)],
-                     size: sz(300, 100))
+        assertFrames(
+            layout, [rect(0, 0, 80, 20), rect(80, 0, 90, 20), rect(170, 0, 130, 20)],
+            size: sz(300, 100))
     }
 
     func testGrowWithMinFreezesTheMinViolator() {
         let layout = flexRow([
-            bar(height: 20) { $0.flexGrow = 1; $0.flexBasis = .points(0); $0.minWidth = .points(120) },
-            bar(height: 20) { $0.flexGrow = 1; $0.flexBasis = .points(0) },
-            bar(height: 20) { $0.flexGrow = 1; $0.flexBasis = .points(0) },
+            bar(height: 20) {
+                $0.flexGrow = 1; $0.flexBasis = .points(0); $0.minWidth = .points(120)
+            },
+            bar(height: 20) {
+                $0.flexGrow = 1; $0.flexBasis = .points(0)
+            },
+            bar(height: 20) {
+                $0.flexGrow = 1; $0.flexBasis = .points(0)
+            },
         ])
         // Flex base sizes 0 (hypothetical 120, 0, 0 → sum 120 < 300: grow).
         // free = 300 − 0 = 300 → 100 each; first < min 120 (+20), total > 0 → freeze it at 120.
         // free = 300 − 120 = 180 → 90, 90. x = 0, 120, 210.
-        assertFrames(layout, [rect(0, 0, 120, 20), rect(120, 0, 90, 20), rect(210, 0, 90, 20)],
-                     size: sz(300, 100))
+        assertFrames(
+            layout, [rect(0, 0, 120, 20), rect(120, 0, 90, 20), rect(210, 0, 90, 20)],
+            size: sz(300, 100))
     }
 
     func testGrowNegativeTotalViolationFreezesOnlyMaxViolators() {
         let layout = flexRow([
-            bar(height: 20) { $0.flexGrow = 1; $0.flexBasis = .points(0); $0.minWidth = .points(110) },
-            bar(height: 20) { $0.flexGrow = 1; $0.flexBasis = .points(0); $0.maxWidth = .points(20) },
-            bar(height: 20) { $0.flexGrow = 1; $0.flexBasis = .points(0) },
+            bar(height: 20) {
+                $0.flexGrow = 1; $0.flexBasis = .points(0); $0.minWidth = .points(110)
+            },
+            bar(height: 20) {
+                $0.flexGrow = 1; $0.flexBasis = .points(0); $0.maxWidth = .points(20)
+            },
+            bar(height: 20) {
+                $0.flexGrow = 1; $0.flexBasis = .points(0)
+            },
         ])
         // Pass 1: 100 each → A 110 (+10), B 20 (−80), C 100: total −70 < 0 → freeze only B at 20.
         // Pass 2: free = 300 − 20 − 0 − 0 = 280 → A 140, C 140; no violations.
         // x = 0, 140, 160.
-        assertFrames(layout, [rect(0, 0, 140, 20), rect(140, 0, 20, 20), rect(160, 0, 140, 20)],
-                     size: sz(300, 100))
+        assertFrames(
+            layout, [rect(0, 0, 140, 20), rect(140, 0, 20, 20), rect(160, 0, 140, 20)],
+            size: sz(300, 100))
     }
 
     func testGrowPositiveTotalViolationFreezesOnlyMinViolators() {
         let layout = flexRow([
-            bar(height: 20) { $0.flexGrow = 1; $0.flexBasis = .points(0); $0.minWidth = .points(150) },
-            bar(height: 20) { $0.flexGrow = 1; $0.flexBasis = .points(0); $0.maxWidth = .points(90) },
-            bar(height: 20) { $0.flexGrow = 1; $0.flexBasis = .points(0) },
+            bar(height: 20) {
+                $0.flexGrow = 1; $0.flexBasis = .points(0); $0.minWidth = .points(150)
+            },
+            bar(height: 20) {
+                $0.flexGrow = 1; $0.flexBasis = .points(0); $0.maxWidth = .points(90)
+            },
+            bar(height: 20) {
+                $0.flexGrow = 1; $0.flexBasis = .points(0)
+            },
         ])
         // Pass 1: 100 each → A 150 (+50), B 90 (−10): total +40 > 0 → freeze only A at 150.
         // Pass 2: free = 300 − 150 = 150 → B 75, C 75 (B < 90, fine). x = 0, 150, 225.
-        assertFrames(layout, [rect(0, 0, 150, 20), rect(150, 0, 75, 20), rect(225, 0, 75, 20)],
-                     size: sz(300, 100))
+        assertFrames(
+            layout, [rect(0, 0, 150, 20), rect(150, 0, 75, 20), rect(225, 0, 75, 20)],
+            size: sz(300, 100))
     }
 
     func testGrowWithSpacing() {
-        let layout = flexRow([
-            bar(height: 20) { $0.flexGrow = 1 },
-            bar(height: 20) { $0.flexGrow = 1 },
-            bar(height: 20) { $0.flexGrow = 1 },
-        ], spacing: 10)
+        let layout = flexRow(
+            [
+                bar(height: 20) { $0.flexGrow = 1 },
+                bar(height: 20) { $0.flexGrow = 1 },
+                bar(height: 20) { $0.flexGrow = 1 },
+            ], spacing: 10)
         // Content widths 0; free = 300 − 2·10 = 280 → 280/3 each.
         // x = 0, 280/3 + 10 = 310/3, 2·280/3 + 20 = 620/3.
-        assertFrames(layout, [rect(0, 0, 280.0 / 3, 20), rect(310.0 / 3, 0, 280.0 / 3, 20),
-                              rect(620.0 / 3, 0, 280.0 / 3, 20)], size: sz(300, 100))
+        assertFrames(
+            layout,
+            [
+                rect(0, 0, 280.0 / 3, 20), rect(310.0 / 3, 0, 280.0 / 3, 20),
+                rect(620.0 / 3, 0, 280.0 / 3, 20),
+            ], size: sz(300, 100))
     }
 
     func testAbsoluteFlexWithZeroBasis() {
         // CSS §7.1 figure: "flex: 1", "flex: 1", "flex: 2" with basis 0 → sizes proportional 1:1:2.
         let layout = flexRow([
-            leaf(100, 20) { $0.flexGrow = 1; $0.flexBasis = .points(0) },
-            leaf(20, 20) { $0.flexGrow = 1; $0.flexBasis = .points(0) },
-            leaf(20, 20) { $0.flexGrow = 2; $0.flexBasis = .points(0) },
+            leaf(100, 20) {
+                $0.flexGrow = 1; $0.flexBasis = .points(0)
+            },
+            leaf(20, 20) {
+                $0.flexGrow = 1; $0.flexBasis = .points(0)
+            },
+            leaf(20, 20) {
+                $0.flexGrow = 2; $0.flexBasis = .points(0)
+            },
         ])
         // free = 300 → 75, 75, 150 whatever the content. x = 0, 75, 150.
-        assertFrames(layout, [rect(0, 0, 75, 20), rect(75, 0, 75, 20), rect(150, 0, 150, 20)],
-                     size: sz(300, 100))
+        assertFrames(
+            layout, [rect(0, 0, 75, 20), rect(75, 0, 75, 20), rect(150, 0, 150, 20)],
+            size: sz(300, 100))
     }
 
     func testRelativeFlexWithAutoBasis() {
@@ -501,8 +590,9 @@ final class StackConformanceTests: XCTestCase {
             leaf(20, 20) { $0.flexGrow = 2 },
         ])
         // free = 300 − 140 = 160 → +40, +40, +80 → 140, 60, 100. x = 0, 140, 200.
-        assertFrames(layout, [rect(0, 0, 140, 20), rect(140, 0, 60, 20), rect(200, 0, 100, 20)],
-                     size: sz(300, 100))
+        assertFrames(
+            layout, [rect(0, 0, 140, 20), rect(140, 0, 60, 20), rect(200, 0, 100, 20)],
+            size: sz(300, 100))
     }
 
     func testNoGrowWhenContentReachesTheRangeMin() {
@@ -512,8 +602,9 @@ final class StackConformanceTests: XCTestCase {
     }
 
     func testGrowToTheRangeMin() {
-        let layout = flexRow([leaf(50, 20) { $0.flexGrow = 1 }, leaf(100, 20) { $0.flexGrow = 1 }],
-                             range: sr(200, 100, 400, 100))
+        let layout = flexRow(
+            [leaf(50, 20) { $0.flexGrow = 1 }, leaf(100, 20) { $0.flexGrow = 1 }],
+            range: sr(200, 100, 400, 100))
         // Content 150 < min 200 → free = 50 → +25 each: 75, 125; stack 200.
         assertFrames(layout, [rect(0, 0, 75, 20), rect(75, 0, 125, 20)], size: sz(200, 100))
     }
@@ -521,32 +612,42 @@ final class StackConformanceTests: XCTestCase {
     // MARK: - flex-shrink (CSS §9.7, scaled shrink factor = flexShrink × flex base size)
 
     func testShrinkWeightedByBasis() {
-        let layout = flexRow([leaf(200, 20) { $0.flexShrink = 1 }, leaf(100, 20) { $0.flexShrink = 1 }],
-                             range: exact(150, 100))
+        let layout = flexRow(
+            [leaf(200, 20) { $0.flexShrink = 1 }, leaf(100, 20) { $0.flexShrink = 1 }],
+            range: exact(150, 100))
         // free = 150 − 300 = −150; scaled 200:100 → −100, −50 → 100, 50.
         assertFrames(layout, [rect(0, 0, 100, 20), rect(100, 0, 50, 20)], size: sz(150, 100))
     }
 
     func testShrinkWeightedByFactorTimesBasis() {
-        let layout = flexRow([leaf(200, 20) { $0.flexShrink = 1 }, leaf(100, 20) { $0.flexShrink = 2 }],
-                             range: exact(150, 100))
+        let layout = flexRow(
+            [leaf(200, 20) { $0.flexShrink = 1 }, leaf(100, 20) { $0.flexShrink = 2 }],
+            range: exact(150, 100))
         // Scaled 1·200 = 200 and 2·100 = 200 → −75 each: 125, 25.
         assertFrames(layout, [rect(0, 0, 125, 20), rect(125, 0, 25, 20)], size: sz(150, 100))
     }
 
     func testShrinkToMin() {
-        let layout = flexRow([leaf(200, 20) { $0.flexShrink = 1; $0.minWidth = .points(150) },
-                              leaf(100, 20) { $0.flexShrink = 1 }], range: exact(200, 100))
+        let layout = flexRow(
+            [
+                leaf(200, 20) {
+                    $0.flexShrink = 1; $0.minWidth = .points(150)
+                },
+                leaf(100, 20) { $0.flexShrink = 1 },
+            ], range: exact(200, 100))
         // free = −100; 200:100 → 133.333 (< min 150, +16.667), 66.667; total > 0 → freeze A at 150.
         // free = 200 − 150 − 100 = −50 → B 50. x = 0, 150.
         assertFrames(layout, [rect(0, 0, 150, 20), rect(150, 0, 50, 20)], size: sz(200, 100))
     }
 
     func testShrinkWithMaxBelowBasis() {
-        let layout = flexRow([
-            leaf(50, 20) { $0.flexShrink = 1; $0.flexBasis = .points(200); $0.maxWidth = .points(120) },
-            leaf(100, 20) { $0.flexShrink = 1 },
-        ], range: exact(200, 100))
+        let layout = flexRow(
+            [
+                leaf(50, 20) {
+                    $0.flexShrink = 1; $0.flexBasis = .points(200); $0.maxWidth = .points(120)
+                },
+                leaf(100, 20) { $0.flexShrink = 1 },
+            ], range: exact(200, 100))
         // A: base 200, hypothetical 120; B: 100. Hypothetical sum 220 > 200 → shrink.
         // A is not frozen (base 200 > hypothetical). free = 200 − (200 + 100) = −100;
         // scaled 200:100 → A 133.333 (> max 120, −13.333), B 66.667; total < 0 → freeze A at 120.
@@ -573,28 +674,33 @@ final class StackConformanceTests: XCTestCase {
     }
 
     func testNoShrinkWhenContentFitsTheRangeMax() {
-        let layout = flexRow([leaf(200, 20) { $0.flexShrink = 1 }, leaf(100, 20) { $0.flexShrink = 1 }],
-                             range: sr(0, 100, 400, 100))
+        let layout = flexRow(
+            [leaf(200, 20) { $0.flexShrink = 1 }, leaf(100, 20) { $0.flexShrink = 1 }],
+            range: sr(0, 100, 400, 100))
         // 300 ≤ max 400: no shrinking; stack width 300.
         assertFrames(layout, [rect(0, 0, 200, 20), rect(200, 0, 100, 20)], size: sz(300, 100))
     }
 
     func testShrinkWithSpacing() {
-        let layout = flexRow([leaf(200, 20) { $0.flexShrink = 1 }, leaf(100, 20) { $0.flexShrink = 1 }],
-                             spacing: 20, range: exact(220, 100))
+        let layout = flexRow(
+            [leaf(200, 20) { $0.flexShrink = 1 }, leaf(100, 20) { $0.flexShrink = 1 }],
+            spacing: 20, range: exact(220, 100))
         // free = 220 − (200 + 20 + 100) = −100; 200:100 → 133.333, 66.667.
         // x = 0, 133.333 + 20 = 153.333.
-        assertFrames(layout, [rect(0, 0, 400.0 / 3, 20), rect(460.0 / 3, 0, 200.0 / 3, 20)],
-                     size: sz(220, 100))
+        assertFrames(
+            layout, [rect(0, 0, 400.0 / 3, 20), rect(460.0 / 3, 0, 200.0 / 3, 20)],
+            size: sz(220, 100))
     }
 
     func testShrinkFactorsSummingBelowOneShrinkOnlyPartly() {
-        let layout = flexRow([leaf(200, 20) { $0.flexShrink = 0.25 }, leaf(100, 20) { $0.flexShrink = 0.25 }],
-                             range: exact(200, 100))
+        let layout = flexRow(
+            [leaf(200, 20) { $0.flexShrink = 0.25 }, leaf(100, 20) { $0.flexShrink = 0.25 }],
+            range: exact(200, 100))
         // §9.7 4b applies to shrink too: sum 0.5 → free = −100 × 0.5 = −50 (|−50| < |−100|).
         // Scaled 0.25·200 = 50, 0.25·100 = 25 → −33.333, −16.667 → 166.667, 83.333 (50 overflow).
-        assertFrames(layout, [rect(0, 0, 500.0 / 3, 20), rect(500.0 / 3, 0, 250.0 / 3, 20)],
-                     size: sz(200, 100))
+        assertFrames(
+            layout, [rect(0, 0, 500.0 / 3, 20), rect(500.0 / 3, 0, 250.0 / 3, 20)],
+            size: sz(200, 100))
     }
 
     // MARK: - flex-basis
@@ -612,8 +718,14 @@ final class StackConformanceTests: XCTestCase {
     }
 
     func testBasisWithGrow() {
-        let layout = flexRow([leaf(100, 20) { $0.flexBasis = .points(0); $0.flexGrow = 1 },
-                              leaf(50, 20) { $0.flexBasis = .points(0); $0.flexGrow = 1 }])
+        let layout = flexRow([
+            leaf(100, 20) {
+                $0.flexBasis = .points(0); $0.flexGrow = 1
+            },
+            leaf(50, 20) {
+                $0.flexBasis = .points(0); $0.flexGrow = 1
+            },
+        ])
         // Bases 0 → free 300 → 150 each regardless of content.
         assertFrames(layout, [rect(0, 0, 150, 20), rect(150, 0, 150, 20)], size: sz(300, 100))
     }
@@ -637,23 +749,38 @@ final class StackConformanceTests: XCTestCase {
     }
 
     func testBasisWithShrink() {
-        let layout = flexRow([leaf(50, 20) { $0.flexBasis = .points(200); $0.flexShrink = 1 },
-                              leaf(50, 20) { $0.flexBasis = .points(100); $0.flexShrink = 1 }],
-                             range: exact(150, 100))
+        let layout = flexRow(
+            [
+                leaf(50, 20) {
+                    $0.flexBasis = .points(200); $0.flexShrink = 1
+                },
+                leaf(50, 20) {
+                    $0.flexBasis = .points(100); $0.flexShrink = 1
+                },
+            ],
+            range: exact(150, 100))
         // free = 150 − 300 = −150; scaled by bases 200:100 → −100, −50 → 100, 50.
         assertFrames(layout, [rect(0, 0, 100, 20), rect(100, 0, 50, 20)], size: sz(150, 100))
     }
 
     func testBasisBelowMinIsClampedUp() {
-        let layout = flexRow([leaf(50, 20) { $0.flexBasis = .points(10); $0.minWidth = .points(40) },
-                              fixed(30, 20)])
+        let layout = flexRow([
+            leaf(50, 20) {
+                $0.flexBasis = .points(10); $0.minWidth = .points(40)
+            },
+            fixed(30, 20),
+        ])
         // Hypothetical = 10 clamped into [40, ∞) = 40 (no flex). Next at 40.
         assertFrames(layout, [rect(0, 0, 40, 20), rect(40, 0, 30, 20)], size: sz(300, 100))
     }
 
     func testBasisAboveMaxIsClampedDown() {
-        let layout = flexRow([leaf(50, 20) { $0.flexBasis = .points(200); $0.maxWidth = .points(120) },
-                              fixed(30, 20)])
+        let layout = flexRow([
+            leaf(50, 20) {
+                $0.flexBasis = .points(200); $0.maxWidth = .points(120)
+            },
+            fixed(30, 20),
+        ])
         // Hypothetical = 200 clamped into [0, 120] = 120 (no flex). Next at 120.
         assertFrames(layout, [rect(0, 0, 120, 20), rect(120, 0, 30, 20)], size: sz(300, 100))
     }
@@ -701,9 +828,11 @@ final class StackConformanceTests: XCTestCase {
     }
 
     func testSpacingAfterLastChildCountsWithJustifyEnd() {
-        let layout = StackLayoutSpec(justifyContent: .end, alignItems: .start,
-                                     children: [fixed(50, 20), fixed(50, 20) { $0.spacingAfter = 20 }])
-            .layoutThatFits(exact(300, 100))
+        let layout = StackLayoutSpec(
+            justifyContent: .end, alignItems: .start,
+            children: [fixed(50, 20), fixed(50, 20) { $0.spacingAfter = 20 }]
+        )
+        .layoutThatFits(exact(300, 100))
         // used = 50 + 50 + 20 = 120; free 180 → x0 = 180, x1 = 230 (ends at 280, +20 = 300).
         assertFrames(layout, [rect(180, 0, 50, 20), rect(230, 0, 50, 20)], size: sz(300, 100))
     }
@@ -711,8 +840,9 @@ final class StackConformanceTests: XCTestCase {
     func testSpacingAddsToSpacingBefore() {
         let layout = flexRow([fixed(50, 20), fixed(50, 20) { $0.spacingBefore = 5 }, fixed(50, 20)], spacing: 10)
         // x0 = 0; x1 = 50 + 10 + 5 = 65; x2 = 65 + 50 + 10 = 125.
-        assertFrames(layout, [rect(0, 0, 50, 20), rect(65, 0, 50, 20), rect(125, 0, 50, 20)],
-                     size: sz(300, 100))
+        assertFrames(
+            layout, [rect(0, 0, 50, 20), rect(65, 0, 50, 20), rect(125, 0, 50, 20)],
+            size: sz(300, 100))
     }
 
     func testSpacingBeforeReducesGrowSpace() {
@@ -722,8 +852,9 @@ final class StackConformanceTests: XCTestCase {
     }
 
     func testSpacingDeterminesContentSize() {
-        let layout = flexRow([fixed(50, 20) { $0.spacingAfter = 7 }, fixed(50, 20)], spacing: 3,
-                             range: sr(0, 100, 400, 100))
+        let layout = flexRow(
+            [fixed(50, 20) { $0.spacingAfter = 7 }, fixed(50, 20)], spacing: 3,
+            range: sr(0, 100, 400, 100))
         // Content = 50 + 7 + 3 + 50 = 110 → stack width 110; x1 = 60.
         assertFrames(layout, [rect(0, 0, 50, 20), rect(60, 0, 50, 20)], size: sz(110, 100))
     }
@@ -740,8 +871,9 @@ final class StackConformanceTests: XCTestCase {
     }
 
     func testStackMinWidthMakesChildrenGrow() {
-        let stack = StackLayoutSpec(alignItems: .start,
-                                    children: [leaf(50, 20) { $0.flexGrow = 1 }, leaf(100, 20) { $0.flexGrow = 1 }])
+        let stack = StackLayoutSpec(
+            alignItems: .start,
+            children: [leaf(50, 20) { $0.flexGrow = 1 }, leaf(100, 20) { $0.flexGrow = 1 }])
         stack.style.minWidth = .points(300)
         let layout = stack.layoutThatFits(sr(0, 100, 500, 100))
         // Range [300, 500]; 150 < 300 → free 150 → 125, 175.
@@ -749,8 +881,9 @@ final class StackConformanceTests: XCTestCase {
     }
 
     func testStackExplicitWidthIsADefiniteContainer() {
-        let stack = StackLayoutSpec(alignItems: .start,
-                                    children: [leaf(50, 20) { $0.flexGrow = 1 }, leaf(100, 20) { $0.flexGrow = 1 }])
+        let stack = StackLayoutSpec(
+            alignItems: .start,
+            children: [leaf(50, 20) { $0.flexGrow = 1 }, leaf(100, 20) { $0.flexGrow = 1 }])
         stack.style.width = .points(250)
         let layout = stack.layoutThatFits(sr(0, 100, 500, 100))
         // Exact 250: free 100 → +50 each: 100, 150.
@@ -776,13 +909,16 @@ final class StackConformanceTests: XCTestCase {
 
     // MARK: - Wrapping (CSS §9.3 line collection, §9.4 line cross sizes, §9.6 align-content)
 
-    private func wrapRow(_ children: [any LayoutElement], spacing: CGFloat = 0, lineSpacing: CGFloat = 0,
-                         justify: StackLayoutSpec.JustifyContent = .start,
-                         alignItems: StackLayoutSpec.AlignItems = .start,
-                         alignContent: StackLayoutSpec.AlignContent = .start,
-                         range: SizeRange = sr(200, 0, 200, 300)) -> Layout {
-        let stack = StackLayoutSpec(spacing: spacing, justifyContent: justify, alignItems: alignItems,
-                                    children: children)
+    private func wrapRow(
+        _ children: [any LayoutElement], spacing: CGFloat = 0, lineSpacing: CGFloat = 0,
+        justify: StackLayoutSpec.JustifyContent = .start,
+        alignItems: StackLayoutSpec.AlignItems = .start,
+        alignContent: StackLayoutSpec.AlignContent = .start,
+        range: SizeRange = sr(200, 0, 200, 300)
+    ) -> Layout {
+        let stack = StackLayoutSpec(
+            spacing: spacing, justifyContent: justify, alignItems: alignItems,
+            children: children)
         stack.flexWrap = .wrap
         stack.alignContent = alignContent
         stack.lineSpacing = lineSpacing
@@ -793,16 +929,24 @@ final class StackConformanceTests: XCTestCase {
         let layout = wrapRow((0..<5).map { _ in fixed(60, 20) })
         // 60 + 60 + 60 = 180 ≤ 200, + 60 = 240 > 200 → lines [0, 1, 2], [3, 4]; each 20 high.
         // Stack 200 × (20 + 20) = 40.
-        assertFrames(layout, [rect(0, 0, 60, 20), rect(60, 0, 60, 20), rect(120, 0, 60, 20),
-                              rect(0, 20, 60, 20), rect(60, 20, 60, 20)], size: sz(200, 40))
+        assertFrames(
+            layout,
+            [
+                rect(0, 0, 60, 20), rect(60, 0, 60, 20), rect(120, 0, 60, 20),
+                rect(0, 20, 60, 20), rect(60, 20, 60, 20),
+            ], size: sz(200, 40))
     }
 
     func testWrapBreaksWithSpacingAndLineSpacing() {
         let layout = wrapRow((0..<5).map { _ in fixed(60, 20) }, spacing: 10, lineSpacing: 5)
         // 60 + 10 + 60 + 10 + 60 = 200 ≤ 200 (fits exactly); + 10 + 60 = 270 > 200 → break.
         // Line 1 x = 0, 70, 140; line 2 y = 20 + 5 = 25, x = 0, 70. Height 20 + 5 + 20 = 45.
-        assertFrames(layout, [rect(0, 0, 60, 20), rect(70, 0, 60, 20), rect(140, 0, 60, 20),
-                              rect(0, 25, 60, 20), rect(70, 25, 60, 20)], size: sz(200, 45))
+        assertFrames(
+            layout,
+            [
+                rect(0, 0, 60, 20), rect(70, 0, 60, 20), rect(140, 0, 60, 20),
+                rect(0, 25, 60, 20), rect(70, 25, 60, 20),
+            ], size: sz(200, 45))
     }
 
     func testWrapSpacingCausesABreak() {
@@ -852,8 +996,12 @@ final class StackConformanceTests: XCTestCase {
         // Lines by hypothetical sizes: [A, B, C] (180), [D].
         // Line 1: free 20 → A, C +10 → 70, 60, 70 at x 0, 70, 130. Line 2: free 140 → D 200.
         // Note: width 60 is only the basis; growing replaces it (CSS main size).
-        assertFrames(layout, [rect(0, 0, 70, 20), rect(70, 0, 60, 20), rect(130, 0, 70, 20),
-                              rect(0, 20, 200, 20)], size: sz(200, 40))
+        assertFrames(
+            layout,
+            [
+                rect(0, 0, 70, 20), rect(70, 0, 60, 20), rect(130, 0, 70, 20),
+                rect(0, 20, 200, 20),
+            ], size: sz(200, 40))
     }
 
     func testWrapItemWiderThanTheLineGetsItsOwnLine() {
@@ -878,8 +1026,12 @@ final class StackConformanceTests: XCTestCase {
     func testWrapMainSizeIsTheLongestLine() {
         let layout = wrapRow((0..<5).map { _ in fixed(60, 20) }, range: sr(0, 0, 200, 300))
         // Breaks at max 200: lines 180 and 120 → content width 180 clamped into [0, 200] = 180.
-        assertFrames(layout, [rect(0, 0, 60, 20), rect(60, 0, 60, 20), rect(120, 0, 60, 20),
-                              rect(0, 20, 60, 20), rect(60, 20, 60, 20)], size: sz(180, 40))
+        assertFrames(
+            layout,
+            [
+                rect(0, 0, 60, 20), rect(60, 0, 60, 20), rect(120, 0, 60, 20),
+                rect(0, 20, 60, 20), rect(60, 20, 60, 20),
+            ], size: sz(180, 40))
     }
 
     // align-content in an exact 200×100 container with four 80×20 boxes: lines [0, 1], [2, 3],
@@ -891,75 +1043,93 @@ final class StackConformanceTests: XCTestCase {
     func testAlignContentStart() {
         let layout = wrapRow(fourBoxes(), alignContent: .start, range: exact(200, 100))
         // Lines at y 0 and 20.
-        assertFrames(layout, [rect(0, 0, 80, 20), rect(80, 0, 80, 20), rect(0, 20, 80, 20), rect(80, 20, 80, 20)],
-                     size: sz(200, 100))
+        assertFrames(
+            layout, [rect(0, 0, 80, 20), rect(80, 0, 80, 20), rect(0, 20, 80, 20), rect(80, 20, 80, 20)],
+            size: sz(200, 100))
     }
 
     func testAlignContentCenter() {
         let layout = wrapRow(fourBoxes(), alignContent: .center, range: exact(200, 100))
         // offset 60/2 = 30 → lines at 30 and 50.
-        assertFrames(layout, [rect(0, 30, 80, 20), rect(80, 30, 80, 20), rect(0, 50, 80, 20), rect(80, 50, 80, 20)],
-                     size: sz(200, 100))
+        assertFrames(
+            layout, [rect(0, 30, 80, 20), rect(80, 30, 80, 20), rect(0, 50, 80, 20), rect(80, 50, 80, 20)],
+            size: sz(200, 100))
     }
 
     func testAlignContentEnd() {
         let layout = wrapRow(fourBoxes(), alignContent: .end, range: exact(200, 100))
         // offset 60 → lines at 60 and 80.
-        assertFrames(layout, [rect(0, 60, 80, 20), rect(80, 60, 80, 20), rect(0, 80, 80, 20), rect(80, 80, 80, 20)],
-                     size: sz(200, 100))
+        assertFrames(
+            layout, [rect(0, 60, 80, 20), rect(80, 60, 80, 20), rect(0, 80, 80, 20), rect(80, 80, 80, 20)],
+            size: sz(200, 100))
     }
 
     func testAlignContentSpaceBetween() {
         let layout = wrapRow(fiveBoxes(), alignContent: .spaceBetween, range: exact(200, 100))
         // Lines [0, 1], [2, 3], [4]; free = 100 − 60 = 40; 2 gaps of 20 → y 0, 40, 80.
-        assertFrames(layout, [rect(0, 0, 80, 20), rect(80, 0, 80, 20), rect(0, 40, 80, 20), rect(80, 40, 80, 20),
-                              rect(0, 80, 80, 20)], size: sz(200, 100))
+        assertFrames(
+            layout,
+            [
+                rect(0, 0, 80, 20), rect(80, 0, 80, 20), rect(0, 40, 80, 20), rect(80, 40, 80, 20),
+                rect(0, 80, 80, 20),
+            ], size: sz(200, 100))
     }
 
     func testAlignContentSpaceAround() {
         let layout = wrapRow(fiveBoxes(), alignContent: .spaceAround, range: exact(200, 100))
         // free 40 → 40/3 around each line, 20/3 at the ends:
         // y0 = 20/3 ≈ 6.667; y1 = 20/3 + 20 + 40/3 = 40; y2 = 40 + 20 + 40/3 = 220/3 ≈ 73.333.
-        assertFrames(layout, [rect(0, 20.0 / 3, 80, 20), rect(80, 20.0 / 3, 80, 20), rect(0, 40, 80, 20),
-                              rect(80, 40, 80, 20), rect(0, 220.0 / 3, 80, 20)], size: sz(200, 100))
+        assertFrames(
+            layout,
+            [
+                rect(0, 20.0 / 3, 80, 20), rect(80, 20.0 / 3, 80, 20), rect(0, 40, 80, 20),
+                rect(80, 40, 80, 20), rect(0, 220.0 / 3, 80, 20),
+            ], size: sz(200, 100))
     }
 
     func testAlignContentStretchGrowsLines() {
         let layout = wrapRow(fourBoxes(), alignContent: .stretch, range: exact(200, 100))
         // Each line + 60/2 = 30 → 50 high; boxes (explicit height, alignItems start) at y 0 and 50.
-        assertFrames(layout, [rect(0, 0, 80, 20), rect(80, 0, 80, 20), rect(0, 50, 80, 20), rect(80, 50, 80, 20)],
-                     size: sz(200, 100))
+        assertFrames(
+            layout, [rect(0, 0, 80, 20), rect(80, 0, 80, 20), rect(0, 50, 80, 20), rect(80, 50, 80, 20)],
+            size: sz(200, 100))
     }
 
     func testAlignContentStretchThenStretchItems() {
-        let layout = wrapRow((0..<4).map { _ in leaf(80, 20) }, alignItems: .stretch, alignContent: .stretch,
-                             range: exact(200, 100))
+        let layout = wrapRow(
+            (0..<4).map { _ in leaf(80, 20) }, alignItems: .stretch, alignContent: .stretch,
+            range: exact(200, 100))
         // Lines 20 → 50 each; the leaves stretched to their line: 50 high at y 0 and 50.
-        assertFrames(layout, [rect(0, 0, 80, 50), rect(80, 0, 80, 50), rect(0, 50, 80, 50), rect(80, 50, 80, 50)],
-                     size: sz(200, 100))
+        assertFrames(
+            layout, [rect(0, 0, 80, 50), rect(80, 0, 80, 50), rect(0, 50, 80, 50), rect(80, 50, 80, 50)],
+            size: sz(200, 100))
     }
 
     func testAlignContentStartWithStretchItemsUsesLineCross() {
-        let layout = wrapRow([leaf(80, 20), leaf(80, 40), leaf(80, 20), leaf(80, 10)], alignItems: .stretch,
-                             alignContent: .start, range: exact(200, 100))
+        let layout = wrapRow(
+            [leaf(80, 20), leaf(80, 40), leaf(80, 20), leaf(80, 10)], alignItems: .stretch,
+            alignContent: .start, range: exact(200, 100))
         // Lines [20, 40] → 40 and [20, 10] → 20; alignContent start: lines at 0 and 40; no extra.
         // Stretched to the line: 40, 40 then 20, 20.
-        assertFrames(layout, [rect(0, 0, 80, 40), rect(80, 0, 80, 40), rect(0, 40, 80, 20), rect(80, 40, 80, 20)],
-                     size: sz(200, 100))
+        assertFrames(
+            layout, [rect(0, 0, 80, 40), rect(80, 0, 80, 40), rect(0, 40, 80, 20), rect(80, 40, 80, 20)],
+            size: sz(200, 100))
     }
 
     func testAlignContentSpaceBetweenWithLineSpacing() {
         let layout = wrapRow(fourBoxes(), lineSpacing: 10, alignContent: .spaceBetween, range: exact(200, 100))
         // Used 20 + 10 + 20 = 50; free 50 into the single gap: y 0, 20 + 10 + 50 = 80.
-        assertFrames(layout, [rect(0, 0, 80, 20), rect(80, 0, 80, 20), rect(0, 80, 80, 20), rect(80, 80, 80, 20)],
-                     size: sz(200, 100))
+        assertFrames(
+            layout, [rect(0, 0, 80, 20), rect(80, 0, 80, 20), rect(0, 80, 80, 20), rect(80, 80, 80, 20)],
+            size: sz(200, 100))
     }
 
     func testAlignContentCenterWithLineSpacing() {
         let layout = wrapRow(fourBoxes(), lineSpacing: 10, alignContent: .center, range: exact(200, 100))
         // Used 50; free 50 → offset 25: lines at 25 and 25 + 20 + 10 = 55.
-        assertFrames(layout, [rect(0, 25, 80, 20), rect(80, 25, 80, 20), rect(0, 55, 80, 20), rect(80, 55, 80, 20)],
-                     size: sz(200, 100))
+        assertFrames(
+            layout, [rect(0, 25, 80, 20), rect(80, 25, 80, 20), rect(0, 55, 80, 20), rect(80, 55, 80, 20)],
+            size: sz(200, 100))
     }
 
     func testAlignContentSingleLineCenter() {
@@ -987,15 +1157,17 @@ final class StackConformanceTests: XCTestCase {
     }
 
     func testAlignContentSingleLineStretch() {
-        let layout = wrapRow([leaf(80, 20), leaf(80, 30)], alignItems: .stretch, alignContent: .stretch,
-                             range: exact(200, 100))
+        let layout = wrapRow(
+            [leaf(80, 20), leaf(80, 30)], alignItems: .stretch, alignContent: .stretch,
+            range: exact(200, 100))
         // Line cross = 30, stretched by 70 to 100; the leaves fill it: 100 high.
         assertFrames(layout, [rect(0, 0, 80, 100), rect(80, 0, 80, 100)], size: sz(200, 100))
     }
 
     func testAlignContentSingleLineStartKeepsTheLineAtTheTallestItem() {
-        let layout = wrapRow([leaf(80, 20), leaf(80, 30)], alignItems: .stretch, alignContent: .start,
-                             range: exact(200, 100))
+        let layout = wrapRow(
+            [leaf(80, 20), leaf(80, 30)], alignItems: .stretch, alignContent: .start,
+            range: exact(200, 100))
         // Multi-line container: the line is 30 (not the container's 100); stretch → 30, 30.
         assertFrames(layout, [rect(0, 0, 80, 30), rect(80, 0, 80, 30)], size: sz(200, 100))
     }
@@ -1003,8 +1175,9 @@ final class StackConformanceTests: XCTestCase {
     // Negative free cross space: three lines of 150×30 in a 50-high stack → 90 − 50 = −40 over.
 
     private func threeTallLines(_ alignContent: StackLayoutSpec.AlignContent) -> Layout {
-        wrapRow([fixed(150, 30), fixed(150, 30), fixed(150, 30)], alignContent: alignContent,
-                range: sr(200, 0, 200, 50))
+        wrapRow(
+            [fixed(150, 30), fixed(150, 30), fixed(150, 30)], alignContent: alignContent,
+            range: sr(200, 0, 200, 50))
     }
 
     func testAlignContentNegativeSpaceBetweenIsStart() {
@@ -1038,8 +1211,9 @@ final class StackConformanceTests: XCTestCase {
     }
 
     func testWrapVertical() {
-        let stack = StackLayoutSpec(direction: .vertical, flexWrap: .wrap,
-                                    children: [fixed(20, 80), fixed(20, 80), fixed(20, 80)])
+        let stack = StackLayoutSpec(
+            direction: .vertical, flexWrap: .wrap,
+            children: [fixed(20, 80), fixed(20, 80), fixed(20, 80)])
         let layout = stack.layoutThatFits(sr(0, 200, 300, 200))
         // Main = height 200: 80 + 80 = 160, + 80 = 240 > 200 → columns [0, 1], [2], each 20 wide.
         // Width = 20 + 20 = 40 clamped into [0, 300]. Explicit widths → not stretched.
@@ -1047,9 +1221,10 @@ final class StackConformanceTests: XCTestCase {
     }
 
     func testWrapVerticalAlignContentCenterWithLineSpacing() {
-        let stack = StackLayoutSpec(direction: .vertical, alignItems: .start, flexWrap: .wrap,
-                                    alignContent: .center, lineSpacing: 10,
-                                    children: [fixed(20, 80), fixed(30, 80), fixed(20, 80)])
+        let stack = StackLayoutSpec(
+            direction: .vertical, alignItems: .start, flexWrap: .wrap,
+            alignContent: .center, lineSpacing: 10,
+            children: [fixed(20, 80), fixed(30, 80), fixed(20, 80)])
         let layout = stack.layoutThatFits(exact(100, 200))
         // Columns [20×80, 30×80] (width 30), [20×80] (width 20); used 30 + 10 + 20 = 60;
         // free 40 → offset 20: column 1 at x 20, column 2 at 20 + 30 + 10 = 60.
@@ -1058,12 +1233,16 @@ final class StackConformanceTests: XCTestCase {
 
     // MARK: - Vertical direction
 
-    private func column(_ children: [any LayoutElement], spacing: CGFloat = 0,
-                        justify: StackLayoutSpec.JustifyContent = .start,
-                        align: StackLayoutSpec.AlignItems = .stretch,
-                        range: SizeRange = exact(100, 300)) -> Layout {
-        StackLayoutSpec(direction: .vertical, spacing: spacing, justifyContent: justify, alignItems: align,
-                        children: children).layoutThatFits(range)
+    private func column(
+        _ children: [any LayoutElement], spacing: CGFloat = 0,
+        justify: StackLayoutSpec.JustifyContent = .start,
+        align: StackLayoutSpec.AlignItems = .stretch,
+        range: SizeRange = exact(100, 300)
+    ) -> Layout {
+        StackLayoutSpec(
+            direction: .vertical, spacing: spacing, justifyContent: justify, alignItems: align,
+            children: children
+        ).layoutThatFits(range)
     }
 
     func testVerticalJustifyCenter() {
@@ -1073,8 +1252,9 @@ final class StackConformanceTests: XCTestCase {
     }
 
     func testVerticalSpaceBetweenWithSpacing() {
-        let layout = column([fixed(20, 50), fixed(20, 50), fixed(20, 50)], spacing: 10, justify: .spaceBetween,
-                            align: .start)
+        let layout = column(
+            [fixed(20, 50), fixed(20, 50), fixed(20, 50)], spacing: 10, justify: .spaceBetween,
+            align: .start)
         // used = 150 + 20 = 170; free 130 → 65 per gap: y 0, 50 + 10 + 65 = 125, 125 + 125 = 250.
         assertFrames(layout, [rect(0, 0, 20, 50), rect(0, 125, 20, 50), rect(0, 250, 20, 50)], size: sz(100, 300))
     }
@@ -1116,29 +1296,36 @@ final class StackConformanceTests: XCTestCase {
     }
 
     func testVerticalGrowWithMax() {
-        let layout = column([leaf(20, 50) { $0.flexGrow = 1; $0.maxHeight = .points(100) },
-                             leaf(20, 50) { $0.flexGrow = 1 }])
+        let layout = column([
+            leaf(20, 50) {
+                $0.flexGrow = 1; $0.maxHeight = .points(100)
+            },
+            leaf(20, 50) { $0.flexGrow = 1 },
+        ])
         // free 200 → 150 each; first > max 100 → frozen at 100; free = 300 − 100 − 50 = 150 → second 200.
         assertFrames(layout, [rect(0, 0, 100, 100), rect(0, 100, 100, 200)], size: sz(100, 300))
     }
 
     func testVerticalShrink() {
-        let layout = column([leaf(20, 200) { $0.flexShrink = 1 }, leaf(20, 100) { $0.flexShrink = 1 }],
-                            range: exact(100, 150))
+        let layout = column(
+            [leaf(20, 200) { $0.flexShrink = 1 }, leaf(20, 100) { $0.flexShrink = 1 }],
+            range: exact(100, 150))
         // free = −150; 200:100 → 100, 50; stretched to 100 wide.
         assertFrames(layout, [rect(0, 0, 100, 100), rect(0, 100, 100, 50)], size: sz(100, 150))
     }
 
     func testVerticalFractionBasis() {
-        let layout = column([leaf(20, 10) { $0.flexBasis = .fraction(0.25) }, leaf(20, 10)], align: .start,
-                            range: exact(100, 400))
+        let layout = column(
+            [leaf(20, 10) { $0.flexBasis = .fraction(0.25) }, leaf(20, 10)], align: .start,
+            range: exact(100, 400))
         // 0.25 × 400 = 100; then 10 at y 100.
         assertFrames(layout, [rect(0, 0, 20, 100), rect(0, 100, 20, 10)], size: sz(100, 400))
     }
 
     func testVerticalSpacingBeforeAfterWithJustifyEnd() {
-        let layout = column([fixed(20, 50) { $0.spacingAfter = 7 }, fixed(20, 50) { $0.spacingBefore = 3 }],
-                            justify: .end, align: .start)
+        let layout = column(
+            [fixed(20, 50) { $0.spacingAfter = 7 }, fixed(20, 50) { $0.spacingBefore = 3 }],
+            justify: .end, align: .start)
         // used = 50 + 7 + 3 + 50 = 110; free 190 → y 190, 190 + 50 + 7 + 3 = 250 (ends 300).
         assertFrames(layout, [rect(0, 190, 20, 50), rect(0, 250, 20, 50)], size: sz(100, 300))
     }
@@ -1153,11 +1340,13 @@ final class StackConformanceTests: XCTestCase {
     // MARK: - Nesting
 
     func testRowWithAGrowingColumn() {
-        let inner = StackLayoutSpec(direction: .vertical, children: [
-            leaf(20, 30),
-            LayoutSpec().styled { $0.flexGrow = 1 },
-            leaf(20, 10),
-        ])
+        let inner = StackLayoutSpec(
+            direction: .vertical,
+            children: [
+                leaf(20, 30),
+                LayoutSpec().styled { $0.flexGrow = 1 },
+                leaf(20, 10),
+            ])
         inner.style.flexGrow = 1
         let outer = StackLayoutSpec(children: [fixed(100, 100), inner])
         let layout = outer.layoutThatFits(exact(300, 100))
@@ -1166,8 +1355,9 @@ final class StackConformanceTests: XCTestCase {
         assertFrames(layout, [rect(0, 0, 100, 100), rect(100, 0, 200, 100)], size: sz(300, 100))
         // Inner (200×100, definite): free = 100 − (30 + 0 + 10) = 60 → spacer 60.
         // Stretch across: all 200 wide. y = 0, 30, 90.
-        assertFrames(layout.sublayouts[1], [rect(0, 0, 200, 30), rect(0, 30, 200, 60), rect(0, 90, 200, 10)],
-                     size: sz(200, 100))
+        assertFrames(
+            layout.sublayouts[1], [rect(0, 0, 200, 30), rect(0, 30, 200, 60), rect(0, 90, 200, 10)],
+            size: sz(200, 100))
     }
 
     func testColumnOfRows() {
@@ -1196,8 +1386,12 @@ final class StackConformanceTests: XCTestCase {
     }
 
     func testCenteredColumnInsideAWrappingRow() {
-        let card = { StackLayoutSpec(direction: .vertical, justifyContent: .center, alignItems: .center,
-                                     children: [leaf(40, 20)]).styled { $0.preferredSize = sz(90, 60) } }
+        let card = {
+            StackLayoutSpec(
+                direction: .vertical, justifyContent: .center, alignItems: .center,
+                children: [leaf(40, 20)]
+            ).styled { $0.preferredSize = sz(90, 60) }
+        }
         let layout = wrapRow([card(), card(), card()], lineSpacing: 10)
         // Cards 90×60: 90 + 90 = 180, + 90 > 200 → lines [0, 1], [2] at y 0 and 60 + 10 = 70; height 130.
         assertFrames(layout, [rect(0, 0, 90, 60), rect(90, 0, 90, 60), rect(0, 70, 90, 60)], size: sz(200, 130))
@@ -1208,8 +1402,9 @@ final class StackConformanceTests: XCTestCase {
     // MARK: - More edge cases
 
     func testShrinkClampsAtZeroAndRedistributes() {
-        let layout = flexRow([leaf(100, 20) { $0.flexShrink = 1 }, leaf(10, 20) { $0.flexShrink = 100 }],
-                             range: exact(50, 100))
+        let layout = flexRow(
+            [leaf(100, 20) { $0.flexShrink = 1 }, leaf(10, 20) { $0.flexShrink = 100 }],
+            range: exact(50, 100))
         // free = 50 − 110 = −60; scaled 1·100 = 100 and 100·10 = 1000 (sum 1100):
         // A 100 − 60·100/1100 ≈ 94.545; B 10 − 60·1000/1100 ≈ −44.545 → clamped to min 0 (+44.545).
         // Total > 0 → freeze B at 0; free = 50 − 0 − 100 = −50 → A 50. x = 0, 50.
@@ -1217,32 +1412,44 @@ final class StackConformanceTests: XCTestCase {
     }
 
     func testShrinkToFractionMin() {
-        let layout = flexRow([leaf(100, 20) { $0.flexShrink = 1; $0.minWidth = .fraction(0.4) },
-                              leaf(300, 20) { $0.flexShrink = 1 }], range: exact(250, 100))
+        let layout = flexRow(
+            [
+                leaf(100, 20) {
+                    $0.flexShrink = 1; $0.minWidth = .fraction(0.4)
+                },
+                leaf(300, 20) { $0.flexShrink = 1 },
+            ], range: exact(250, 100))
         // min A = 0.4 × 250 = 100. free = 250 − 400 = −150; scaled 100:300 → A 62.5 (< 100, +37.5),
         // B 187.5; total > 0 → freeze A at 100; free = 250 − 100 − 300 = −150 → B 150. x = 0, 100.
         assertFrames(layout, [rect(0, 0, 100, 20), rect(100, 0, 150, 20)], size: sz(250, 100))
     }
 
     func testGrowFreezesItemWhoseBasisExceedsMax() {
-        let layout = flexRow([leaf(50, 20) { $0.flexBasis = .points(200); $0.maxWidth = .points(100); $0.flexGrow = 1 },
-                              leaf(50, 20) { $0.flexGrow = 1 }])
+        let layout = flexRow([
+            leaf(50, 20) {
+                $0.flexBasis = .points(200); $0.maxWidth = .points(100); $0.flexGrow = 1
+            },
+            leaf(50, 20) { $0.flexGrow = 1 },
+        ])
         // A: base 200, hypothetical 100; sum 150 < 300 → grow. §9.7 step 3: A's base > hypothetical
         // → frozen at 100. free = 300 − 100 − 50 = 150 → B 200. x = 0, 100.
         assertFrames(layout, [rect(0, 0, 100, 20), rect(100, 0, 200, 20)], size: sz(300, 100))
     }
 
     func testFractionBasisAgainstNonExactRange() {
-        let layout = flexRow([leaf(50, 20) { $0.flexBasis = .fraction(0.25) }, leaf(50, 20)],
-                             range: sr(0, 100, 400, 100))
+        let layout = flexRow(
+            [leaf(50, 20) { $0.flexBasis = .fraction(0.25) }, leaf(50, 20)],
+            range: sr(0, 100, 400, 100))
         // 0.25 × 400 (range max) = 100; content 100 + 50 = 150 → stack 150.
         assertFrames(layout, [rect(0, 0, 100, 20), rect(100, 0, 50, 20)], size: sz(150, 100))
     }
 
     func testGrowLeavesNothingForJustify() {
-        let layout = StackLayoutSpec(justifyContent: .center, alignItems: .start,
-                                     children: [leaf(50, 20) { $0.flexGrow = 1 }, fixed(50, 20)])
-            .layoutThatFits(exact(300, 100))
+        let layout = StackLayoutSpec(
+            justifyContent: .center, alignItems: .start,
+            children: [leaf(50, 20) { $0.flexGrow = 1 }, fixed(50, 20)]
+        )
+        .layoutThatFits(exact(300, 100))
         // free 200 all taken by the grower → 250; nothing left to centre: x = 0, 250.
         assertFrames(layout, [rect(0, 0, 250, 20), rect(250, 0, 50, 20)], size: sz(300, 100))
     }
@@ -1254,7 +1461,13 @@ final class StackConformanceTests: XCTestCase {
     }
 
     func testAlignSelfStretchWithExplicitCrossIsNotStretched() {
-        let layout = alignRow(.start, [leaf(50, 20) { $0.alignSelf = .stretch; $0.height = .points(30) }])
+        let layout = alignRow(
+            .start,
+            [
+                leaf(50, 20) {
+                    $0.alignSelf = .stretch; $0.height = .points(30)
+                }
+            ])
         // Explicit cross size 30 → not stretched, at the cross start.
         assertFrames(layout, [rect(0, 0, 50, 30)], size: sz(300, 100))
     }
@@ -1268,16 +1481,19 @@ final class StackConformanceTests: XCTestCase {
     }
 
     func testAlignContentStretchUnequalLines() {
-        let layout = wrapRow([leaf(80, 20), leaf(80, 40), leaf(80, 20)], alignItems: .stretch,
-                             alignContent: .stretch, range: exact(200, 100))
+        let layout = wrapRow(
+            [leaf(80, 20), leaf(80, 40), leaf(80, 20)], alignItems: .stretch,
+            alignContent: .stretch, range: exact(200, 100))
         // Lines [0, 1] cross 40 and [2] cross 20; free 100 − 60 = 40 → +20 each: 60 and 40.
         // Line 2 at y 60; items stretched to their line.
         assertFrames(layout, [rect(0, 0, 80, 60), rect(80, 0, 80, 60), rect(0, 60, 80, 40)], size: sz(200, 100))
     }
 
     func testWrapCountsSpacingBeforeAndAfter() {
-        let layout = wrapRow([fixed(90, 20) { $0.spacingAfter = 20 }, fixed(90, 20),
-                              fixed(10, 20) { $0.spacingBefore = 5 }])
+        let layout = wrapRow([
+            fixed(90, 20) { $0.spacingAfter = 20 }, fixed(90, 20),
+            fixed(10, 20) { $0.spacingBefore = 5 },
+        ])
         // 90 + 20 + 90 = 200 fits; + 5 + 10 = 215 > 200 → break. Line 1 x = 0, 110;
         // line 2: the third keeps its spacingBefore (like a margin): x = 5, y = 20.
         assertFrames(layout, [rect(0, 0, 90, 20), rect(110, 0, 90, 20), rect(5, 20, 10, 20)], size: sz(200, 40))
@@ -1292,13 +1508,18 @@ final class StackConformanceTests: XCTestCase {
     func testWrapWithUnboundedMainIsOneLine() {
         let layout = wrapRow((0..<5).map { _ in fixed(60, 20) }, range: .unconstrained)
         // No finite max → nothing breaks: one line 5·60 = 300 × 20.
-        assertFrames(layout, [rect(0, 0, 60, 20), rect(60, 0, 60, 20), rect(120, 0, 60, 20),
-                              rect(180, 0, 60, 20), rect(240, 0, 60, 20)], size: sz(300, 20))
+        assertFrames(
+            layout,
+            [
+                rect(0, 0, 60, 20), rect(60, 0, 60, 20), rect(120, 0, 60, 20),
+                rect(180, 0, 60, 20), rect(240, 0, 60, 20),
+            ], size: sz(300, 20))
     }
 
     func testWrapVerticalAlignContentEnd() {
-        let stack = StackLayoutSpec(direction: .vertical, alignItems: .start, flexWrap: .wrap, alignContent: .end,
-                                    children: [fixed(20, 80), fixed(20, 80), fixed(20, 80)])
+        let stack = StackLayoutSpec(
+            direction: .vertical, alignItems: .start, flexWrap: .wrap, alignContent: .end,
+            children: [fixed(20, 80), fixed(20, 80), fixed(20, 80)])
         let layout = stack.layoutThatFits(exact(100, 200))
         // Columns [0, 1], [2], 20 wide each; free 100 − 40 = 60 → x 60 and 80.
         assertFrames(layout, [rect(60, 0, 20, 80), rect(60, 80, 20, 80), rect(80, 0, 20, 80)], size: sz(100, 200))
@@ -1341,10 +1562,15 @@ final class StackConformanceTests: XCTestCase {
     // MARK: - Flex base size versus min/max (CSS §9.2.3: the base ignores them)
 
     func testFlexBaseSizeIgnoresMaxWhenShrinking() {
-        let layout = StackLayoutSpec(alignItems: .start, children: [
-            leaf(200, 10) { $0.flexShrink = 1; $0.maxWidth = .points(100) },
-            leaf(100, 10) { $0.flexShrink = 1 },
-        ]).layoutThatFits(exact(150, 10))
+        let layout = StackLayoutSpec(
+            alignItems: .start,
+            children: [
+                leaf(200, 10) {
+                    $0.flexShrink = 1; $0.maxWidth = .points(100)
+                },
+                leaf(100, 10) { $0.flexShrink = 1 },
+            ]
+        ).layoutThatFits(exact(150, 10))
         // Bases 200 and 100 (the max is not applied to the base); hypotheticals 100 and 100 → 200 >
         // 150: shrink. free = 150 − 200 − 100 = −150, weighted 200 : 100 → 200 − 100 = 100 and
         // 100 − 50 = 50; A's 100 is within its max.
@@ -1352,20 +1578,30 @@ final class StackConformanceTests: XCTestCase {
     }
 
     func testFlexBaseSizeIgnoresMinWhenGrowing() {
-        let layout = StackLayoutSpec(alignItems: .start, children: [
-            leaf(50, 10) { $0.flexGrow = 1; $0.minWidth = .points(100) },
-            leaf(100, 10) { $0.flexGrow = 1 },
-        ]).layoutThatFits(exact(300, 10))
+        let layout = StackLayoutSpec(
+            alignItems: .start,
+            children: [
+                leaf(50, 10) {
+                    $0.flexGrow = 1; $0.minWidth = .points(100)
+                },
+                leaf(100, 10) { $0.flexGrow = 1 },
+            ]
+        ).layoutThatFits(exact(300, 10))
         // Bases 50 and 100; hypotheticals 100 and 100 → 200 < 300: grow. free = 300 − 50 − 100 = 150,
         // 75 each → 125 and 175; A's 125 is above its min 100.
         assertFrames(layout, [rect(0, 0, 125, 10), rect(125, 0, 175, 10)], size: sz(300, 10))
     }
 
     func testExplicitWidthIsTheBaseEvenAboveTheMax() {
-        let layout = StackLayoutSpec(alignItems: .start, children: [
-            fixed(200, 10) { $0.flexShrink = 1; $0.maxWidth = .points(100) },
-            fixed(100, 10) { $0.flexShrink = 1 },
-        ]).layoutThatFits(exact(150, 10))
+        let layout = StackLayoutSpec(
+            alignItems: .start,
+            children: [
+                fixed(200, 10) {
+                    $0.flexShrink = 1; $0.maxWidth = .points(100)
+                },
+                fixed(100, 10) { $0.flexShrink = 1 },
+            ]
+        ).layoutThatFits(exact(150, 10))
         // Same numbers as with content 200: width is the base (200), the max only clamps the result.
         assertFrames(layout, [rect(0, 0, 100, 10), rect(100, 0, 50, 10)], size: sz(150, 10))
     }
@@ -1373,7 +1609,9 @@ final class StackConformanceTests: XCTestCase {
     func testAStretchedRowInAColumnWrapsItsTextAtTheColumnsWidth() {
         // A "text" of 100 one-point characters, 10 pt a line: as wide as it may be, wrapped.
         let text = WrappingTextLeaf(characters: 100, lineHeight: 10)
-            .styled { $0.flexBasis = .points(0); $0.flexGrow = 1; $0.flexShrink = 1 }
+            .styled {
+                $0.flexBasis = .points(0); $0.flexGrow = 1; $0.flexShrink = 1
+            }
         let column = StackLayoutSpec(direction: .vertical, children: [StackLayoutSpec(children: [text])])
         let layout = column.layoutThatFits(sr(320, 0, 320, .infinity))
         // The row stretches across the 320-wide column (min 320), so it is measured 320 wide: the

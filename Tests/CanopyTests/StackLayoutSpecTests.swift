@@ -16,13 +16,19 @@ final class StackLayoutSpecTests: XCTestCase {
     /// A "text" leaf: an intrinsic size with a first baseline `ascender` from the top and a last
     /// baseline `descender` above the bottom (stored with a font's sign, as `style.descender = -descender`).
     private func textLeaf(_ width: CGFloat, _ height: CGFloat, ascender: CGFloat, descender: CGFloat) -> CountingLeaf {
-        CountingLeaf(width, height, style: Style { $0.ascender = ascender; $0.descender = -descender })
+        CountingLeaf(
+            width, height,
+            style: Style {
+                $0.ascender = ascender; $0.descender = -descender
+            })
     }
 
     /// The layout of `element` in `range`, asserted against a description.
     @discardableResult
-    private func assertLayout(_ element: any LayoutElement, in range: SizeRange, _ expected: String,
-                              file: StaticString = #filePath, line: UInt = #line) -> Layout {
+    private func assertLayout(
+        _ element: any LayoutElement, in range: SizeRange, _ expected: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) -> Layout {
         let layout = element.layoutThatFits(range)
         XCTAssertEqual(layout.description, expected, file: file, line: line)
         return layout
@@ -37,14 +43,17 @@ final class StackLayoutSpecTests: XCTestCase {
 
     /// Lays `element` out, then for each step: applies the change (which must move the layout
     /// generation on, the cached layout being stale) and checks the next layout in the same range.
-    private func assertSteps(_ element: any LayoutElement, in range: SizeRange, initially: String, _ steps: [Step],
-                             file: StaticString = #filePath, line: UInt = #line) {
+    private func assertSteps(
+        _ element: any LayoutElement, in range: SizeRange, initially: String, _ steps: [Step],
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         assertLayout(element, in: range, initially, file: file, line: line)
         for step in steps {
             let generation = LayoutCache.generation
             step.apply()
-            XCTAssertGreaterThan(LayoutCache.generation, generation, "\(step.change) did not invalidate",
-                                 file: file, line: line)
+            XCTAssertGreaterThan(
+                LayoutCache.generation, generation, "\(step.change) did not invalidate",
+                file: file, line: line)
             let layout = element.layoutThatFits(range)
             XCTAssertEqual(layout.description, step.expected, "after \(step.change)", file: file, line: line)
         }
@@ -142,7 +151,9 @@ final class StackLayoutSpecTests: XCTestCase {
         // Cross: line widths 50 (B) and 30 (C), + lineSpacing 4 = 84, clamped to 100…200: 100, free 16,
         // alignContent centre: line 1 at x 8, line 2 at 8+50+4 = 62.
         // alignItems centre in line 1: A at 8 + (50−40)/2 = 13, B at 8; C at 62 + 0.
-        assertLayout(stack, in: sr(100, 50, 200, 50), """
+        assertLayout(
+            stack, in: sr(100, 50, 200, 50),
+            """
             StackLayoutSpec (0, 0, 100×50)
               CountingLeaf (13, 15, 40×10)
               CountingLeaf (8, 30, 50×20)
@@ -153,39 +164,51 @@ final class StackLayoutSpecTests: XCTestCase {
     func testStackPropertyChangesAfterALayoutTakeEffect() {
         let (a, b) = twoLeaves()
         let stack = StackLayoutSpec(children: [a, b])
-        assertSteps(stack, in: row100, initially: defaultTwoLeaves, [
-            // 40+6+50 = 96 used, B at 46.
-            Step(change: "spacing", apply: { stack.spacing = 6 }, expected: """
-                StackLayoutSpec (0, 0, 100×20)
-                  CountingLeaf (0, 0, 40×20)
-                  CountingLeaf (46, 0, 50×20)
-                """),
-            // Free 100−96 = 4: A at 4, B at 4+40+6 = 50.
-            Step(change: "justifyContent", apply: { stack.justifyContent = .end }, expected: """
-                StackLayoutSpec (0, 0, 100×20)
-                  CountingLeaf (4, 0, 40×20)
-                  CountingLeaf (50, 0, 50×20)
-                """),
-            // No stretching: A stays 10 high, centred in the 20-high line at y 5.
-            Step(change: "alignItems", apply: { stack.alignItems = .center }, expected: """
-                StackLayoutSpec (0, 0, 100×20)
-                  CountingLeaf (4, 5, 40×10)
-                  CountingLeaf (50, 0, 50×20)
-                """),
-            // Column: height 0…100 is the main axis, 10+6+20 = 36, no free space (justify end is
-            // offset 0), B at y 16. Width exactly 100: A centred at (100−40)/2 = 30, B at 25.
-            Step(change: "direction", apply: { stack.direction = .vertical }, expected: """
-                StackLayoutSpec (0, 0, 100×36)
-                  CountingLeaf (30, 0, 40×10)
-                  CountingLeaf (25, 16, 50×20)
-                """),
-            // B first (y 0), A after 20+6 = 26.
-            Step(change: "children", apply: { stack.children = [b, a] }, expected: """
-                StackLayoutSpec (0, 0, 100×36)
-                  CountingLeaf (25, 0, 50×20)
-                  CountingLeaf (30, 26, 40×10)
-                """),
-        ])
+        assertSteps(
+            stack, in: row100, initially: defaultTwoLeaves,
+            [
+                // 40+6+50 = 96 used, B at 46.
+                Step(
+                    change: "spacing", apply: { stack.spacing = 6 },
+                    expected: """
+                        StackLayoutSpec (0, 0, 100×20)
+                          CountingLeaf (0, 0, 40×20)
+                          CountingLeaf (46, 0, 50×20)
+                        """),
+                // Free 100−96 = 4: A at 4, B at 4+40+6 = 50.
+                Step(
+                    change: "justifyContent", apply: { stack.justifyContent = .end },
+                    expected: """
+                        StackLayoutSpec (0, 0, 100×20)
+                          CountingLeaf (4, 0, 40×20)
+                          CountingLeaf (50, 0, 50×20)
+                        """),
+                // No stretching: A stays 10 high, centred in the 20-high line at y 5.
+                Step(
+                    change: "alignItems", apply: { stack.alignItems = .center },
+                    expected: """
+                        StackLayoutSpec (0, 0, 100×20)
+                          CountingLeaf (4, 5, 40×10)
+                          CountingLeaf (50, 0, 50×20)
+                        """),
+                // Column: height 0…100 is the main axis, 10+6+20 = 36, no free space (justify end is
+                // offset 0), B at y 16. Width exactly 100: A centred at (100−40)/2 = 30, B at 25.
+                Step(
+                    change: "direction", apply: { stack.direction = .vertical },
+                    expected: """
+                        StackLayoutSpec (0, 0, 100×36)
+                          CountingLeaf (30, 0, 40×10)
+                          CountingLeaf (25, 16, 50×20)
+                        """),
+                // B first (y 0), A after 20+6 = 26.
+                Step(
+                    change: "children", apply: { stack.children = [b, a] },
+                    expected: """
+                        StackLayoutSpec (0, 0, 100×36)
+                          CountingLeaf (25, 0, 50×20)
+                          CountingLeaf (30, 26, 40×10)
+                        """),
+            ])
     }
 
     func testWrapPropertyChangesAfterALayoutTakeEffect() {
@@ -193,128 +216,168 @@ final class StackLayoutSpecTests: XCTestCase {
         let stack = StackLayoutSpec(spacing: 20, children: [a, b])
         // Exactly 100 wide, 60…100 high. No wrap: 40+20+50 = 110 > 100 and nothing shrinks, so B
         // overflows at x 60; the line is 20 high, clamped up to 60, and both are stretched to 60.
-        assertSteps(stack, in: sr(100, 60, 100, 100), initially: """
-            StackLayoutSpec (0, 0, 100×60)
-              CountingLeaf (0, 0, 40×60)
-              CountingLeaf (60, 0, 50×60)
-            """, [
-            // Lines [A] and [B] (110 > 100), 10 and 20 high = 30, clamped up to 60: 30 free, lines at
-            // y 0 and 10 (alignContent start); each child as high as its line.
-            Step(change: "flexWrap", apply: { stack.flexWrap = .wrap }, expected: """
+        assertSteps(
+            stack, in: sr(100, 60, 100, 100),
+            initially: """
                 StackLayoutSpec (0, 0, 100×60)
-                  CountingLeaf (0, 0, 40×10)
-                  CountingLeaf (0, 10, 50×20)
-                """),
-            // 10+6+20 = 36, free 24; B at 10+6 = 16.
-            Step(change: "lineSpacing", apply: { stack.lineSpacing = 6 }, expected: """
-                StackLayoutSpec (0, 0, 100×60)
-                  CountingLeaf (0, 0, 40×10)
-                  CountingLeaf (0, 16, 50×20)
-                """),
-            // All 24 free first: A at 24, B at 24+10+6 = 40.
-            Step(change: "alignContent", apply: { stack.alignContent = .end }, expected: """
-                StackLayoutSpec (0, 0, 100×60)
-                  CountingLeaf (0, 24, 40×10)
-                  CountingLeaf (0, 40, 50×20)
-                """),
-            // 24 / 2 = 12 more per line: 22 and 32 high, line 2 at 22+6 = 28, children stretched.
-            Step(change: "alignContent stretch", apply: { stack.alignContent = .stretch }, expected: """
-                StackLayoutSpec (0, 0, 100×60)
-                  CountingLeaf (0, 0, 40×22)
-                  CountingLeaf (0, 28, 50×32)
-                """),
-        ])
+                  CountingLeaf (0, 0, 40×60)
+                  CountingLeaf (60, 0, 50×60)
+                """,
+            [
+                // Lines [A] and [B] (110 > 100), 10 and 20 high = 30, clamped up to 60: 30 free, lines at
+                // y 0 and 10 (alignContent start); each child as high as its line.
+                Step(
+                    change: "flexWrap", apply: { stack.flexWrap = .wrap },
+                    expected: """
+                        StackLayoutSpec (0, 0, 100×60)
+                          CountingLeaf (0, 0, 40×10)
+                          CountingLeaf (0, 10, 50×20)
+                        """),
+                // 10+6+20 = 36, free 24; B at 10+6 = 16.
+                Step(
+                    change: "lineSpacing", apply: { stack.lineSpacing = 6 },
+                    expected: """
+                        StackLayoutSpec (0, 0, 100×60)
+                          CountingLeaf (0, 0, 40×10)
+                          CountingLeaf (0, 16, 50×20)
+                        """),
+                // All 24 free first: A at 24, B at 24+10+6 = 40.
+                Step(
+                    change: "alignContent", apply: { stack.alignContent = .end },
+                    expected: """
+                        StackLayoutSpec (0, 0, 100×60)
+                          CountingLeaf (0, 24, 40×10)
+                          CountingLeaf (0, 40, 50×20)
+                        """),
+                // 24 / 2 = 12 more per line: 22 and 32 high, line 2 at 22+6 = 28, children stretched.
+                Step(
+                    change: "alignContent stretch", apply: { stack.alignContent = .stretch },
+                    expected: """
+                        StackLayoutSpec (0, 0, 100×60)
+                          CountingLeaf (0, 0, 40×22)
+                          CountingLeaf (0, 28, 50×32)
+                        """),
+            ])
     }
 
     func testChildStyleChangesAfterALayoutTakeEffect() {
         let (a, b) = twoLeaves()
         let stack = StackLayoutSpec(children: [a, b])
-        assertSteps(stack, in: row100, initially: defaultTwoLeaves, [
-            // A takes all 10 free: 50.
-            Step(change: "flexGrow", apply: { a.style.flexGrow = 1 }, expected: """
-                StackLayoutSpec (0, 0, 100×20)
-                  CountingLeaf (0, 0, 50×20)
-                  CountingLeaf (50, 0, 50×20)
-                """),
-            // A no longer stretched: 10 high at the end of the 20-high line.
-            Step(change: "alignSelf", apply: { a.style.alignSelf = .end }, expected: """
-                StackLayoutSpec (0, 0, 100×20)
-                  CountingLeaf (0, 10, 50×10)
-                  CountingLeaf (50, 0, 50×20)
-                """),
-            // 40+4+50 = 94, A grows by 6 to 46; B at 46+4 = 50.
-            Step(change: "spacingBefore", apply: { b.style.spacingBefore = 4 }, expected: """
-                StackLayoutSpec (0, 0, 100×20)
-                  CountingLeaf (0, 10, 46×10)
-                  CountingLeaf (50, 0, 50×20)
-                """),
-            // 40+2+4+50 = 96, A grows by 4 to 44; B at 44+2+4 = 50.
-            Step(change: "spacingAfter", apply: { a.style.spacingAfter = 2 }, expected: """
-                StackLayoutSpec (0, 0, 100×20)
-                  CountingLeaf (0, 10, 44×10)
-                  CountingLeaf (50, 0, 50×20)
-                """),
-            // B 30 high: the line is 30, A at 30−10 = 20.
-            Step(change: "height", apply: { b.style.height = .points(30) }, expected: """
-                StackLayoutSpec (0, 0, 100×30)
-                  CountingLeaf (0, 20, 44×10)
-                  CountingLeaf (50, 0, 50×30)
-                """),
-            // B at most 30 wide: 40+6+30 = 76, A grows by 24 to 64, B at 64+6 = 70.
-            Step(change: "maxWidth", apply: { b.style.maxWidth = .points(30) }, expected: """
-                StackLayoutSpec (0, 0, 100×30)
-                  CountingLeaf (0, 20, 64×10)
-                  CountingLeaf (70, 0, 30×30)
-                """),
-            // A back to its 40: B at 46.
-            Step(change: "flexGrow 0", apply: { a.style.flexGrow = 0 }, expected: """
-                StackLayoutSpec (0, 0, 100×30)
-                  CountingLeaf (0, 20, 40×10)
-                  CountingLeaf (46, 0, 30×30)
-                """),
-            // A's basis 10 instead of its measured 40: B at 16.
-            Step(change: "flexBasis", apply: { a.style.flexBasis = .points(10) }, expected: """
-                StackLayoutSpec (0, 0, 100×30)
-                  CountingLeaf (0, 20, 10×10)
-                  CountingLeaf (16, 0, 30×30)
-                """),
-            // Basis 200: 200+6+30 = 236 > 100, nothing shrinks, B overflows at 206.
-            Step(change: "flexBasis 200", apply: { a.style.flexBasis = .points(200) }, expected: """
-                StackLayoutSpec (0, 0, 100×30)
-                  CountingLeaf (0, 20, 200×10)
-                  CountingLeaf (206, 0, 30×30)
-                """),
-            // A alone shrinks: free 100−6−30−200 = −136, A = 200−136 = 64, B at 70.
-            Step(change: "flexShrink", apply: { a.style.flexShrink = 1 }, expected: """
-                StackLayoutSpec (0, 0, 100×30)
-                  CountingLeaf (0, 20, 64×10)
-                  CountingLeaf (70, 0, 30×30)
-                """),
-            // A may not go below 80: 80+6+30 = 116, B overflows at 86.
-            Step(change: "minWidth", apply: { a.style.minWidth = .points(80) }, expected: """
-                StackLayoutSpec (0, 0, 100×30)
-                  CountingLeaf (0, 20, 80×10)
-                  CountingLeaf (86, 0, 30×30)
-                """),
-        ])
+        assertSteps(
+            stack, in: row100, initially: defaultTwoLeaves,
+            [
+                // A takes all 10 free: 50.
+                Step(
+                    change: "flexGrow", apply: { a.style.flexGrow = 1 },
+                    expected: """
+                        StackLayoutSpec (0, 0, 100×20)
+                          CountingLeaf (0, 0, 50×20)
+                          CountingLeaf (50, 0, 50×20)
+                        """),
+                // A no longer stretched: 10 high at the end of the 20-high line.
+                Step(
+                    change: "alignSelf", apply: { a.style.alignSelf = .end },
+                    expected: """
+                        StackLayoutSpec (0, 0, 100×20)
+                          CountingLeaf (0, 10, 50×10)
+                          CountingLeaf (50, 0, 50×20)
+                        """),
+                // 40+4+50 = 94, A grows by 6 to 46; B at 46+4 = 50.
+                Step(
+                    change: "spacingBefore", apply: { b.style.spacingBefore = 4 },
+                    expected: """
+                        StackLayoutSpec (0, 0, 100×20)
+                          CountingLeaf (0, 10, 46×10)
+                          CountingLeaf (50, 0, 50×20)
+                        """),
+                // 40+2+4+50 = 96, A grows by 4 to 44; B at 44+2+4 = 50.
+                Step(
+                    change: "spacingAfter", apply: { a.style.spacingAfter = 2 },
+                    expected: """
+                        StackLayoutSpec (0, 0, 100×20)
+                          CountingLeaf (0, 10, 44×10)
+                          CountingLeaf (50, 0, 50×20)
+                        """),
+                // B 30 high: the line is 30, A at 30−10 = 20.
+                Step(
+                    change: "height", apply: { b.style.height = .points(30) },
+                    expected: """
+                        StackLayoutSpec (0, 0, 100×30)
+                          CountingLeaf (0, 20, 44×10)
+                          CountingLeaf (50, 0, 50×30)
+                        """),
+                // B at most 30 wide: 40+6+30 = 76, A grows by 24 to 64, B at 64+6 = 70.
+                Step(
+                    change: "maxWidth", apply: { b.style.maxWidth = .points(30) },
+                    expected: """
+                        StackLayoutSpec (0, 0, 100×30)
+                          CountingLeaf (0, 20, 64×10)
+                          CountingLeaf (70, 0, 30×30)
+                        """),
+                // A back to its 40: B at 46.
+                Step(
+                    change: "flexGrow 0", apply: { a.style.flexGrow = 0 },
+                    expected: """
+                        StackLayoutSpec (0, 0, 100×30)
+                          CountingLeaf (0, 20, 40×10)
+                          CountingLeaf (46, 0, 30×30)
+                        """),
+                // A's basis 10 instead of its measured 40: B at 16.
+                Step(
+                    change: "flexBasis", apply: { a.style.flexBasis = .points(10) },
+                    expected: """
+                        StackLayoutSpec (0, 0, 100×30)
+                          CountingLeaf (0, 20, 10×10)
+                          CountingLeaf (16, 0, 30×30)
+                        """),
+                // Basis 200: 200+6+30 = 236 > 100, nothing shrinks, B overflows at 206.
+                Step(
+                    change: "flexBasis 200", apply: { a.style.flexBasis = .points(200) },
+                    expected: """
+                        StackLayoutSpec (0, 0, 100×30)
+                          CountingLeaf (0, 20, 200×10)
+                          CountingLeaf (206, 0, 30×30)
+                        """),
+                // A alone shrinks: free 100−6−30−200 = −136, A = 200−136 = 64, B at 70.
+                Step(
+                    change: "flexShrink", apply: { a.style.flexShrink = 1 },
+                    expected: """
+                        StackLayoutSpec (0, 0, 100×30)
+                          CountingLeaf (0, 20, 64×10)
+                          CountingLeaf (70, 0, 30×30)
+                        """),
+                // A may not go below 80: 80+6+30 = 116, B overflows at 86.
+                Step(
+                    change: "minWidth", apply: { a.style.minWidth = .points(80) },
+                    expected: """
+                        StackLayoutSpec (0, 0, 100×30)
+                          CountingLeaf (0, 20, 80×10)
+                          CountingLeaf (86, 0, 30×30)
+                        """),
+            ])
     }
 
     func testStackStyleChangeAfterALayoutTakesEffect() {
         let (a, b) = twoLeaves()
         let stack = StackLayoutSpec(children: [a, b])
-        assertSteps(stack, in: sr(0, 0, 100, 100), initially: """
-            StackLayoutSpec (0, 0, 90×20)
-              CountingLeaf (0, 0, 40×20)
-              CountingLeaf (40, 0, 50×20)
-            """, [
-            // The stack's own style narrows its range to exactly 80×25: A and B do not shrink, so B
-            // overflows; both are stretched to 25.
-            Step(change: "stack preferredSize", apply: { stack.style.preferredSize = sz(80, 25) }, expected: """
-                StackLayoutSpec (0, 0, 80×25)
-                  CountingLeaf (0, 0, 40×25)
-                  CountingLeaf (40, 0, 50×25)
-                """),
-        ])
+        assertSteps(
+            stack, in: sr(0, 0, 100, 100),
+            initially: """
+                StackLayoutSpec (0, 0, 90×20)
+                  CountingLeaf (0, 0, 40×20)
+                  CountingLeaf (40, 0, 50×20)
+                """,
+            [
+                // The stack's own style narrows its range to exactly 80×25: A and B do not shrink, so B
+                // overflows; both are stretched to 25.
+                Step(
+                    change: "stack preferredSize", apply: { stack.style.preferredSize = sz(80, 25) },
+                    expected: """
+                        StackLayoutSpec (0, 0, 80×25)
+                          CountingLeaf (0, 0, 40×25)
+                          CountingLeaf (40, 0, 50×25)
+                        """)
+            ])
     }
 
     func testAChangeDeepInsideNestedStacksReachesTheRoot() {
@@ -323,22 +386,27 @@ final class StackLayoutSpecTests: XCTestCase {
         let outer = StackLayoutSpec.vertical(children: [inner, CountingLeaf(20, 5)])
         // Inner row 40+10 = 50 × 10; outer column 10+5 = 15 high, 50 wide (widest child), both
         // children stretched to 50 wide.
-        assertSteps(outer, in: sr(0, 0, 100, 100), initially: """
-            StackLayoutSpec (0, 0, 50×15)
-              StackLayoutSpec (0, 0, 50×10)
-                CountingLeaf (0, 0, 40×10)
-                CountingLeaf (40, 0, 10×10)
-              CountingLeaf (0, 10, 50×5)
-            """, [
-            // The leaf 30 high: the inner row is 30 high (its other leaf stretched), the column 35.
-            Step(change: "leaf height", apply: { leaf.style.height = .points(30) }, expected: """
-                StackLayoutSpec (0, 0, 50×35)
-                  StackLayoutSpec (0, 0, 50×30)
-                    CountingLeaf (0, 0, 40×30)
-                    CountingLeaf (40, 0, 10×30)
-                  CountingLeaf (0, 30, 50×5)
-                """),
-        ])
+        assertSteps(
+            outer, in: sr(0, 0, 100, 100),
+            initially: """
+                StackLayoutSpec (0, 0, 50×15)
+                  StackLayoutSpec (0, 0, 50×10)
+                    CountingLeaf (0, 0, 40×10)
+                    CountingLeaf (40, 0, 10×10)
+                  CountingLeaf (0, 10, 50×5)
+                """,
+            [
+                // The leaf 30 high: the inner row is 30 high (its other leaf stretched), the column 35.
+                Step(
+                    change: "leaf height", apply: { leaf.style.height = .points(30) },
+                    expected: """
+                        StackLayoutSpec (0, 0, 50×35)
+                          StackLayoutSpec (0, 0, 50×30)
+                            CountingLeaf (0, 0, 40×30)
+                            CountingLeaf (40, 0, 10×30)
+                          CountingLeaf (0, 30, 50×5)
+                        """)
+            ])
     }
 
     // MARK: Caching
@@ -416,7 +484,9 @@ final class StackLayoutSpecTests: XCTestCase {
     // MARK: Style
 
     func testStyleValuesIsASnapshot() {
-        let style = Style { $0.flexGrow = 2; $0.alignSelf = .center; $0.width = .points(10) }
+        let style = Style {
+            $0.flexGrow = 2; $0.alignSelf = .center; $0.width = .points(10)
+        }
         let snapshot = style.values
         style.flexGrow = 3
         // A copy: the snapshot keeps the old value.
@@ -452,7 +522,9 @@ final class StackLayoutSpecTests: XCTestCase {
 
     func testStyledConfiguresAndReturnsTheSameElement() {
         let stack = StackLayoutSpec()
-        let returned = stack.styled { $0.flexGrow = 1; $0.spacingBefore = 3 }
+        let returned = stack.styled {
+            $0.flexGrow = 1; $0.spacingBefore = 3
+        }
         XCTAssertTrue(returned === stack)
         XCTAssertEqual(stack.style.flexGrow, 1)
         XCTAssertEqual(stack.style.spacingBefore, 3)
@@ -460,7 +532,9 @@ final class StackLayoutSpecTests: XCTestCase {
         XCTAssertEqual(StackLayoutSpec().styled { $0.flexShrink = 1 }.direction, .horizontal)
         // Inline in a tree: the first leaf takes the 100 − 10 − 10 = 80 free.
         let row = StackLayoutSpec(children: [CountingLeaf(10, 10).styled { $0.flexGrow = 1 }, CountingLeaf(10, 10)])
-        assertLayout(row, in: row100, """
+        assertLayout(
+            row, in: row100,
+            """
             StackLayoutSpec (0, 0, 100×10)
               CountingLeaf (0, 0, 90×10)
               CountingLeaf (90, 0, 10×10)
@@ -474,7 +548,9 @@ final class StackLayoutSpecTests: XCTestCase {
         let last = textLeaf(50, 30, ascender: 24, descender: 6).styled { $0.spacingAfter = 3 }
         let column = StackLayoutSpec.vertical(alignItems: .start, children: [first, last])
         // Heights 5 + 20 + 30 + 3 = 58; first at y 5, last at y 25; width 60 (the widest).
-        let layout = assertLayout(column, in: sr(0, 0, 100, 100), """
+        let layout = assertLayout(
+            column, in: sr(0, 0, 100, 100),
+            """
             StackLayoutSpec (0, 0, 60×58)
               CountingLeaf (0, 5, 60×20)
               CountingLeaf (0, 25, 50×30)
@@ -496,7 +572,9 @@ final class StackLayoutSpecTests: XCTestCase {
         let row = StackLayoutSpec(alignItems: .baselineFirst, children: [a, b, c])
         // Baseline at max(15, 20, 10) = 20; below it max(5, 10, 30) = 30: 50 high.
         // A at y 20 − 15 = 5, B at 0, C at 10.
-        let layout = assertLayout(row, in: sr(0, 0, 200, 200), """
+        let layout = assertLayout(
+            row, in: sr(0, 0, 200, 200),
+            """
             StackLayoutSpec (0, 0, 60×50)
               CountingLeaf (0, 5, 20×20)
               CountingLeaf (20, 0, 30×30)
@@ -512,7 +590,9 @@ final class StackLayoutSpecTests: XCTestCase {
         let row = StackLayoutSpec(alignItems: .baselineLast, children: [paragraph, label])
         // Last baselines from the top: 46 and 15, shared at 46; below: max(4, 5) = 5: 51 high.
         // Paragraph at y 0, label at 46 − 15 = 31.
-        let layout = assertLayout(row, in: sr(0, 0, 200, 200), """
+        let layout = assertLayout(
+            row, in: sr(0, 0, 200, 200),
+            """
             StackLayoutSpec (0, 0, 60×51)
               CountingLeaf (0, 0, 40×50)
               CountingLeaf (40, 31, 20×20)
@@ -531,7 +611,9 @@ final class StackLayoutSpecTests: XCTestCase {
         // 50 − 50 + 6 = 6.
         // First baselines: label 30, column 16: shared at 30; below: max(40 − 30, 50 − 16) = 34,
         // so the row is 64 high; column at y 30 − 16 = 14 (title's baseline 14 + 16 = 30).
-        var layout = assertLayout(row, in: sr(0, 0, 300, 300), """
+        var layout = assertLayout(
+            row, in: sr(0, 0, 300, 300),
+            """
             StackLayoutSpec (0, 0, 100×64)
               CountingLeaf (0, 0, 40×40)
               StackLayoutSpec (40, 14, 60×50)
@@ -546,7 +628,9 @@ final class StackLayoutSpecTests: XCTestCase {
         // = 10, so 54 high; label at 44 − 30 = 14 (its baseline 14 + 30 = 44), column at 0 (body's
         // baseline 20 + 24 = 44).
         row.alignItems = .baselineLast
-        layout = assertLayout(row, in: sr(0, 0, 300, 300), """
+        layout = assertLayout(
+            row, in: sr(0, 0, 300, 300),
+            """
             StackLayoutSpec (0, 0, 100×54)
               CountingLeaf (0, 14, 40×40)
               StackLayoutSpec (40, 0, 60×50)
@@ -560,7 +644,9 @@ final class StackLayoutSpecTests: XCTestCase {
         // shared first baseline 30, below max(10, 50 − 18 = 32): 62 high, column at 30 − 18 = 12.
         row.alignItems = .baselineFirst
         title.style.ascender = 18
-        layout = assertLayout(row, in: sr(0, 0, 300, 300), """
+        layout = assertLayout(
+            row, in: sr(0, 0, 300, 300),
+            """
             StackLayoutSpec (0, 0, 100×62)
               CountingLeaf (0, 0, 40×40)
               StackLayoutSpec (40, 12, 60×50)
@@ -578,14 +664,17 @@ final class StackLayoutSpecTests: XCTestCase {
         let row = StackLayoutSpec(justifyContent: .center, children: [a, b])
         // Exactly 101 wide: free 101 − 90 = 11, centred: A at 5.5, B at 45.5 (two decimals).
         let layout = row.layoutThatFits(sr(101, 0, 101, 50))
-        XCTAssertEqual(layout.description, """
+        XCTAssertEqual(
+            layout.description,
+            """
             StackLayoutSpec (0, 0, 101×20)
               CountingLeaf (5.50, 0, 40×20)
               CountingLeaf (45.50, 0, 50×20)
             """)
         // Placed in a parent, the stack's line shows its position.
-        XCTAssertEqual(layout.positioned(at: CGPoint(x: 3, y: 4)).description.split(separator: "\n").first,
-                       "StackLayoutSpec (3, 4, 101×20)")
+        XCTAssertEqual(
+            layout.positioned(at: CGPoint(x: 3, y: 4)).description.split(separator: "\n").first,
+            "StackLayoutSpec (3, 4, 101×20)")
     }
 
     // MARK: Robustness
@@ -609,7 +698,9 @@ final class StackLayoutSpecTests: XCTestCase {
         let layout = StackLayoutSpec(children: [
             LayoutSpec().styled { $0.flexGrow = .infinity },
             LayoutSpec().styled { $0.flexGrow = .nan },
-            LayoutSpec().styled { $0.width = .points(10); $0.flexGrow = 1 },
+            LayoutSpec().styled {
+                $0.width = .points(10); $0.flexGrow = 1
+            },
         ]).layoutThatFits(SizeRange(exactly: sz(100, 10)))
         XCTAssertEqual(layout.sublayouts.map(\.frame.width), [0, 0, 100], layout.description)
     }
@@ -618,11 +709,14 @@ final class StackLayoutSpecTests: XCTestCase {
 
     /// A column of a growing row, a wrapping row and a leaf.
     private func threadTestStack() -> StackLayoutSpec {
-        let row = StackLayoutSpec.horizontal(spacing: 4, alignItems: .center, children: [
-            CountingLeaf(30, 20).styled { $0.flexGrow = 1 }, CountingLeaf(40, 10),
-        ])
-        let wrapping = StackLayoutSpec(spacing: 5, justifyContent: .spaceBetween, flexWrap: .wrap, lineSpacing: 3,
-                                       children: (1...6).map { CountingLeaf(CGFloat(10 * $0), CGFloat(5 * $0)) })
+        let row = StackLayoutSpec.horizontal(
+            spacing: 4, alignItems: .center,
+            children: [
+                CountingLeaf(30, 20).styled { $0.flexGrow = 1 }, CountingLeaf(40, 10),
+            ])
+        let wrapping = StackLayoutSpec(
+            spacing: 5, justifyContent: .spaceBetween, flexWrap: .wrap, lineSpacing: 3,
+            children: (1...6).map { CountingLeaf(CGFloat(10 * $0), CGFloat(5 * $0)) })
         return StackLayoutSpec.vertical(spacing: 2, children: [row, wrapping, CountingLeaf(15, 15)])
     }
 

@@ -134,7 +134,9 @@ final class StyleTests: XCTestCase {
     // MARK: Resolution (ASLayoutElementSizeResolve)
 
     func testWidthAndHeightAreExact() {
-        let style = Style { $0.width = .points(50); $0.height = .fraction(0.5) }
+        let style = Style {
+            $0.width = .points(50); $0.height = .fraction(0.5)
+        }
         // Width 50; height 0.5 × 300 = 150.
         XCTAssertEqual(style.sizeRange(parentSize: sz(200, 300)), sr(50, 150, 50, 150))
     }
@@ -149,23 +151,31 @@ final class StyleTests: XCTestCase {
     }
 
     func testMaxWinsOverPreferredSize() {
-        let style = Style { $0.preferredSize = sz(100, 100); $0.maxSize = sz(60, 70) }
+        let style = Style {
+            $0.preferredSize = sz(100, 100); $0.maxSize = sz(60, 70)
+        }
         // min(60, 100) = 60, min(70, 100) = 70.
         XCTAssertEqual(style.sizeRange(parentSize: sz(500, 500)), sr(60, 70, 60, 70))
     }
 
     func testMinWinsOverPreferredSize() {
-        let style = Style { $0.preferredSize = sz(10, 10); $0.minSize = sz(30, 40) }
+        let style = Style {
+            $0.preferredSize = sz(10, 10); $0.minSize = sz(30, 40)
+        }
         XCTAssertEqual(style.sizeRange(parentSize: sz(500, 500)), sr(30, 40, 30, 40))
     }
 
     func testMinWinsOverMax() {
         // With an exact width: max(80, min(60, 70)) = 80.
-        let exact = Style { $0.width = .points(70); $0.minWidth = .points(80); $0.maxWidth = .points(60) }
+        let exact = Style {
+            $0.width = .points(70); $0.minWidth = .points(80); $0.maxWidth = .points(60)
+        }
         XCTAssertEqual(exact.sizeRange(parentSize: sz(500, 500)).min.width, 80)
         XCTAssertEqual(exact.sizeRange(parentSize: sz(500, 500)).max.width, 80)
         // Without: [20, max(20, 10)] = [20, 20].
-        let bounds = Style { $0.minHeight = .points(20); $0.maxHeight = .points(10) }
+        let bounds = Style {
+            $0.minHeight = .points(20); $0.maxHeight = .points(10)
+        }
         XCTAssertEqual(bounds.sizeRange(parentSize: sz(500, 500)).min.height, 20)
         XCTAssertEqual(bounds.sizeRange(parentSize: sz(500, 500)).max.height, 20)
     }
@@ -173,8 +183,9 @@ final class StyleTests: XCTestCase {
     func testAutoRangeFillsAutoBounds() {
         let style = Style { $0.minWidth = .points(5) }
         // minWidth 5 stays; auto maxWidth and both auto heights come from the auto range.
-        XCTAssertEqual(style.sizeRange(parentSize: sz(100, 100), autoRange: sr(1, 2, 30, 40)),
-                       sr(5, 2, 30, 40))
+        XCTAssertEqual(
+            style.sizeRange(parentSize: sz(100, 100), autoRange: sr(1, 2, 30, 40)),
+            sr(5, 2, 30, 40))
     }
 
     // MARK: Style in layout
@@ -186,7 +197,11 @@ final class StyleTests: XCTestCase {
     }
 
     func testLeafFractionResolvesAgainstParentSize() {
-        let leaf = CountingLeaf(10, 10, style: Style { $0.width = .fraction(0.5); $0.height = .fraction(0.25) })
+        let leaf = CountingLeaf(
+            10, 10,
+            style: Style {
+                $0.width = .fraction(0.5); $0.height = .fraction(0.25)
+            })
         // Parent 200×80: 100 × 20.
         XCTAssertEqual(leaf.layoutThatFits(sr(0, 0, 300, 300), parentSize: sz(200, 80)).size, sz(100, 20))
         // Without a parent size the parent is the range's max 300×300: 150 × 75.
@@ -194,9 +209,17 @@ final class StyleTests: XCTestCase {
     }
 
     func testLeafMinAndMaxClampTheIntrinsicSize() {
-        let small = CountingLeaf(10, 10, style: Style { $0.minWidth = .points(25); $0.minHeight = .points(35) })
+        let small = CountingLeaf(
+            10, 10,
+            style: Style {
+                $0.minWidth = .points(25); $0.minHeight = .points(35)
+            })
         XCTAssertEqual(small.layoutThatFits(.unconstrained).size, sz(25, 35))
-        let big = CountingLeaf(90, 90, style: Style { $0.maxWidth = .points(40); $0.maxHeight = .points(50) })
+        let big = CountingLeaf(
+            90, 90,
+            style: Style {
+                $0.maxWidth = .points(40); $0.maxHeight = .points(50)
+            })
         XCTAssertEqual(big.layoutThatFits(.unconstrained).size, sz(40, 50))
     }
 

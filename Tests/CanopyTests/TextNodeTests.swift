@@ -9,7 +9,8 @@ final class TextNodeTests: XCTestCase {
 
     private static let lato16 = Font(family: "Lato", size: 16)
     private static let wide = SizeRange(min: .zero, max: CGSize(width: 1000, height: 1000))
-    private static let paragraph = "The canopy is the upper layer of a forest, formed by the crowns of the trees, "
+    private static let paragraph =
+        "The canopy is the upper layer of a forest, formed by the crowns of the trees, "
         + "home to most of the animals that live there."
 
     override func setUpWithError() throws {
@@ -37,10 +38,13 @@ final class TextNodeTests: XCTestCase {
     }
 
     /// The layout TextLayout itself gives (the oracle for the node's measurements).
-    private static func expected(_ string: AttributedString, width: CGFloat, lines: Int = 0,
-                                 truncation: AttributedString? = nil, scale: CGFloat = 1) throws -> TextLayout {
-        try TextLayout(string, width: width, maximumNumberOfLines: lines, truncationString: truncation,
-                       scale: scale, fonts: fonts)
+    private static func expected(
+        _ string: AttributedString, width: CGFloat, lines: Int = 0,
+        truncation: AttributedString? = nil, scale: CGFloat = 1
+    ) throws -> TextLayout {
+        try TextLayout(
+            string, width: width, maximumNumberOfLines: lines, truncationString: truncation,
+            scale: scale, fonts: fonts)
     }
 
     /// How many pixels have any alpha.
@@ -173,8 +177,10 @@ final class TextNodeTests: XCTestCase {
         XCTAssertGreaterThan(layout.ascender ?? 0, 10)
 
         // Taller than its text: the text sits at the top, so the last baseline is further up.
-        let tall = node.layoutThatFits(SizeRange(min: CGSize(width: 0, height: oracle.size.height + 20),
-                                                 max: CGSize(width: 150, height: 1000)))
+        let tall = node.layoutThatFits(
+            SizeRange(
+                min: CGSize(width: 0, height: oracle.size.height + 20),
+                max: CGSize(width: 150, height: 1000)))
         XCTAssertEqual(tall.descender, oracle.lastBaseline - oracle.size.height - 20)
     }
 
@@ -201,8 +207,9 @@ final class TextNodeTests: XCTestCase {
         let a = try XCTUnwrap(lastLayout.sublayouts.first { $0.element === twoLines })
         let b = try XCTUnwrap(lastLayout.sublayouts.first { $0.element === big })
         XCTAssertEqual(twoLines.lineCount, 2)
-        XCTAssertEqual(a.frame.maxY + (a.descender ?? .nan), b.frame.maxY + (b.descender ?? .nan),
-                       "the last baselines line up")
+        XCTAssertEqual(
+            a.frame.maxY + (a.descender ?? .nan), b.frame.maxY + (b.descender ?? .nan),
+            "the last baselines line up")
     }
 
     // MARK: Shadows
@@ -230,8 +237,9 @@ final class TextNodeTests: XCTestCase {
 
         MainActor.assumeIsolated {
             let (loop, _) = TestLoop.make(scale: 1)
-            node.shadow = TextShadow(color: Color(red: 1, green: 0, blue: 0), offset: CGSize(width: 2, height: 3),
-                                     blurRadius: 0)
+            node.shadow = TextShadow(
+                color: Color(red: 1, green: 0, blue: 0), offset: CGSize(width: 2, height: 3),
+                blurRadius: 0)
             node.layoutAndApply(Self.wide)
             let layer = node.layer
             TestLoop.turn(loop) { layer.contents != nil }
@@ -270,15 +278,17 @@ final class TextNodeTests: XCTestCase {
             let node = Self.node(Self.paragraph)
             let measured = node.layoutThatFits(SizeRange(min: .zero, max: CGSize(width: 180, height: 1000)))
             node.frame = CGRect(origin: .zero, size: measured.size)
-            let parameters = node.drawParameters() // typed: the compiler checks what the cast did
+            let parameters = node.drawParameters()  // typed: the compiler checks what the cast did
             let snapshot = try XCTUnwrap(parameters.measured, "the snapshot carries the measured layout")
             XCTAssertEqual(snapshot.scale, 2)
             XCTAssertEqual(snapshot.size.height, measured.size.height)
             XCTAssertEqual(snapshot.lines.map(\.text), node.currentLayout()?.lines.map(\.text))
 
             // Drawing the snapshot gives the pixels of a layout made at the node's width.
-            let drawn = try XCTUnwrap(TextNode.display(parameters, size: measured.size, scale: 2,
-                                                       isCancelled: { false }))
+            let drawn = try XCTUnwrap(
+                TextNode.display(
+                    parameters, size: measured.size, scale: 2,
+                    isCancelled: { false }))
             let fresh = try Self.expected(Self.text(Self.paragraph), width: measured.size.width, scale: 2)
             XCTAssertEqual(fresh.lines.map(\.text), snapshot.lines.map(\.text))
             let context = GraphicsContext(size: measured.size, scale: 2)
@@ -294,13 +304,16 @@ final class TextNodeTests: XCTestCase {
             node.frame = CGRect(origin: .zero, size: size)
             let parameters = node.drawParameters()
             node.attributedText = AttributedString()
-            let drawn = try XCTUnwrap(TextNode.display(parameters, size: size, scale: 1,
-                                                       isCancelled: { false }))
+            let drawn = try XCTUnwrap(
+                TextNode.display(
+                    parameters, size: size, scale: 1,
+                    isCancelled: { false }))
             XCTAssertGreaterThan(Self.ink(drawn), 50, "the text taken in the snapshot")
             let emptied = TextNode.display(node.drawParameters(), size: size, scale: 1, isCancelled: { false })
             XCTAssertEqual(emptied.map { Self.ink($0) }, 0, "the node's new (empty) text draws nothing")
-            XCTAssertNil(TextNode.display(parameters, size: size, scale: 1, isCancelled: { true }),
-                         "a cancelled drawing gives no bitmap")
+            XCTAssertNil(
+                TextNode.display(parameters, size: size, scale: 1, isCancelled: { true }),
+                "a cancelled drawing gives no bitmap")
         }
     }
 

@@ -28,7 +28,11 @@ final class TracerTests: XCTestCase {
         let tracer = Tracer()
         XCTAssertFalse(tracer.isRecording)
         let evaluated = Mutex(false)
-        let value = tracer.measure({ evaluated.withLock { $0 = true }; return "never" }(), category: "test") { 42 }
+        let value = tracer.measure(
+            {
+                evaluated.withLock { $0 = true }; return "never"
+            }(), category: "test"
+        ) { 42 }
         XCTAssertEqual(value, 42)
         XCTAssertFalse(evaluated.withLock { $0 }, "the name is not built when not recording")
         XCTAssertNil(tracer.begin("never", category: "test"))
@@ -60,8 +64,9 @@ final class TracerTests: XCTestCase {
         XCTAssertEqual(recording.threadNames[outer.thread], "main")
         let outerDuration = try XCTUnwrap(outer.duration), innerDuration = try XCTUnwrap(inner.duration)
         XCTAssertLessThanOrEqual(outer.timestamp, inner.timestamp)
-        XCTAssertGreaterThanOrEqual(outer.timestamp + outerDuration, inner.timestamp + innerDuration,
-                                    "the inner span lies within the outer one")
+        XCTAssertGreaterThanOrEqual(
+            outer.timestamp + outerDuration, inner.timestamp + innerDuration,
+            "the inner span lies within the outer one")
     }
 
     func testMeasureRethrowsAndStillRecords() {
@@ -148,11 +153,14 @@ final class TracerTests: XCTestCase {
     }
 
     func testTracksAreSortedMainFirstThenByName() throws {
-        let recording = TraceRecording(events: [], threadNames: [7: "display worker 10", 3: "display worker 2", 5: "batch", 1: "main"])
+        let recording = TraceRecording(
+            events: [], threadNames: [7: "display worker 10", 3: "display worker 2", 5: "batch", 1: "main"])
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: recording.chromeJSON()) as? [String: Any])
         let events = try XCTUnwrap(json["traceEvents"] as? [[String: Any]])
         let order = events.filter { $0["name"] as? String == "thread_sort_index" }
-            .sorted { (($0["args"] as! [String: Any])["sort_index"] as! Int) < (($1["args"] as! [String: Any])["sort_index"] as! Int) }
+            .sorted {
+                (($0["args"] as! [String: Any])["sort_index"] as! Int) < (($1["args"] as! [String: Any])["sort_index"] as! Int)
+            }
             .map { $0["tid"] as! Int }
         XCTAssertEqual(order, [1, 5, 3, 7])
     }
@@ -179,21 +187,27 @@ final class TracerTests: XCTestCase {
             XCTAssertNotNil(event["name"] as? String)
         }
         let metadata = events.filter { $0["ph"] as? String == "M" }
-        let threadNames = Dictionary(uniqueKeysWithValues: metadata.filter { $0["name"] as? String == "thread_name" }
-            .map { ($0["tid"] as! Int, ($0["args"] as! [String: Any])["name"] as! String) })
+        let threadNames = Dictionary(
+            uniqueKeysWithValues: metadata.filter { $0["name"] as? String == "thread_name" }
+                .map { ($0["tid"] as! Int, ($0["args"] as! [String: Any])["name"] as! String) })
         XCTAssertEqual(threadNames[1], "main")
         XCTAssertEqual(threadNames.count, 2)
         XCTAssertTrue(threadNames.values.contains("display worker \"7\"\n"), "names are escaped and come back whole")
-        let sortIndex = Dictionary(uniqueKeysWithValues: metadata.filter { $0["name"] as? String == "thread_sort_index" }
-            .map { ($0["tid"] as! Int, ($0["args"] as! [String: Any])["sort_index"] as! Int) })
+        let sortIndex = Dictionary(
+            uniqueKeysWithValues: metadata.filter { $0["name"] as? String == "thread_sort_index" }
+                .map { ($0["tid"] as! Int, ($0["args"] as! [String: Any])["sort_index"] as! Int) })
         XCTAssertEqual(sortIndex[1], 0, "main first")
         XCTAssertEqual(Set(sortIndex.keys), Set(threadNames.keys))
-        XCTAssertTrue(metadata.contains { $0["name"] as? String == "process_name"
-                && ($0["args"] as? [String: Any])?["name"] as? String == "tests" })
+        XCTAssertTrue(
+            metadata.contains {
+                $0["name"] as? String == "process_name"
+                    && ($0["args"] as? [String: Any])?["name"] as? String == "tests"
+            })
 
         let spans = events.filter { $0["ph"] as? String == "X" }
-        XCTAssertEqual(spans.compactMap { $0["name"] as? String }, ["turn", "layout", "draw Ünïcode \\ \"quoted\"\t"],
-                       "by start, a span before the spans it contains")
+        XCTAssertEqual(
+            spans.compactMap { $0["name"] as? String }, ["turn", "layout", "draw Ünïcode \\ \"quoted\"\t"],
+            "by start, a span before the spans it contains")
         for span in spans {
             XCTAssertNotNil(span["cat"] as? String)
             XCTAssertGreaterThanOrEqual(try XCTUnwrap(span["ts"] as? Double), 0)
@@ -236,8 +250,9 @@ final class TracerTests: XCTestCase {
         let draw = try XCTUnwrap(draws.first)
         XCTAssertEqual(draw.category, "display")
         XCTAssertNotEqual(draw.thread, 1, "drawn on a worker")
-        XCTAssertEqual(recording.threadNames[draw.thread]?.hasPrefix("display worker "), true,
-                       "\(recording.threadNames[draw.thread] ?? "no name")")
+        XCTAssertEqual(
+            recording.threadNames[draw.thread]?.hasPrefix("display worker "), true,
+            "\(recording.threadNames[draw.thread] ?? "no name")")
 
         let main = recording.events.filter { $0.thread == 1 }
         let turns = main.filter { $0.name == "turn" }
@@ -247,8 +262,11 @@ final class TracerTests: XCTestCase {
         }
         // Every layout lies within a turn.
         for layout in main where layout.name == "layout" {
-            XCTAssertTrue(turns.contains { $0.timestamp <= layout.timestamp
-                    && layout.timestamp + layout.duration! <= $0.timestamp + $0.duration! })
+            XCTAssertTrue(
+                turns.contains {
+                    $0.timestamp <= layout.timestamp
+                        && layout.timestamp + layout.duration! <= $0.timestamp + $0.duration!
+                })
         }
         XCTAssertTrue(main.contains { $0.name == "start displays" })
         XCTAssertTrue(main.contains { $0.name == "land displays" })
@@ -298,17 +316,21 @@ final class TracerTests: XCTestCase {
 
         let draw = try XCTUnwrap(recording.events.first { $0.name == "draw Ocean Cove" })
         XCTAssertNotEqual(draw.thread, 1)
-        for name in ["draw Ocean Cove/photo", "decode Ocean Cove/photo", "modify Ocean Cove/photo",
-                     "draw Ocean Cove/caption/title", "text Ocean Cove/caption/title"] {
+        for name in [
+            "draw Ocean Cove/photo", "decode Ocean Cove/photo", "modify Ocean Cove/photo",
+            "draw Ocean Cove/caption/title", "text Ocean Cove/caption/title",
+        ] {
             let event = try XCTUnwrap(recording.events.first { $0.name == name }, name)
             XCTAssertEqual(event.thread, draw.thread, name)
-            XCTAssertTrue(draw.timestamp <= event.timestamp
-                          && event.timestamp + event.duration! <= draw.timestamp + draw.duration!, "\(name) within the card's draw")
+            XCTAssertTrue(
+                draw.timestamp <= event.timestamp
+                    && event.timestamp + event.duration! <= draw.timestamp + draw.duration!, "\(name) within the card's draw")
         }
         XCTAssertEqual(recording.events.first { $0.name == "decode Ocean Cove/photo" }?.category, "image")
         XCTAssertEqual(recording.events.first { $0.name == "text Ocean Cove/caption/title" }?.category, "text")
-        XCTAssertFalse(recording.events.contains { $0.name.contains("caption") && !$0.name.hasSuffix("title") },
-                       "a node with nothing to draw has no event")
+        XCTAssertFalse(
+            recording.events.contains { $0.name.contains("caption") && !$0.name.hasSuffix("title") },
+            "a node with nothing to draw has no event")
     }
 
     /// A collection's cells are made and measured on the workers, each a "make cell N" with its
@@ -328,10 +350,12 @@ final class TracerTests: XCTestCase {
             XCTAssertNotEqual(make.thread, 1)
             XCTAssertEqual(make.category, "cell")
             XCTAssertEqual(measure.thread, make.thread)
-            XCTAssertTrue(make.timestamp <= measure.timestamp
-                          && measure.timestamp + measure.duration! <= make.timestamp + make.duration!)
+            XCTAssertTrue(
+                make.timestamp <= measure.timestamp
+                    && measure.timestamp + measure.duration! <= make.timestamp + make.duration!)
         }
-        XCTAssertGreaterThanOrEqual(recording.events.filter { $0.name == "draw TestCell" && $0.thread != 1 }.count,
-                                    collection.visibleItemIndices.count)
+        XCTAssertGreaterThanOrEqual(
+            recording.events.filter { $0.name == "draw TestCell" && $0.thread != 1 }.count,
+            collection.visibleItemIndices.count)
     }
 }

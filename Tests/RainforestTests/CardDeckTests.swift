@@ -25,8 +25,11 @@ final class CardDeckTests: XCTestCase {
     }
 
     func testAnUnreadablePhotoGetsTheFallbackAspectAndKeepsItsReason() {
-        let deck = CardDeck(entries: [.init(card: Card(name: "A", image: "x.jpg", description: "", credit: "c"),
-                                            imageSize: .failure(.fileMissing(path: "x.jpg")))])
+        let deck = CardDeck(entries: [
+            .init(
+                card: Card(name: "A", image: "x.jpg", description: "", credit: "c"),
+                imageSize: .failure(.fileMissing(path: "x.jpg")))
+        ])
         XCTAssertEqual(deck.heights, [240 + 300])
     }
 
@@ -65,21 +68,26 @@ final class ResourcesTests: XCTestCase {
     func testFoundBesideTheExecutableOrAnyParent() throws {
         let root = CardDeckTests.resources.root.deletingLastPathComponent()
         let fakeBinary = root.appendingPathComponent(".build/somewhere/release/rainforest")
-        let found = try Resources.locate(override: nil, environment: [:], executable: fakeBinary,
-                                         currentDirectory: URL(fileURLWithPath: "/"))
+        let found = try Resources.locate(
+            override: nil, environment: [:], executable: fakeBinary,
+            currentDirectory: URL(fileURLWithPath: "/"))
         XCTAssertEqual(found.root.path, CardDeckTests.resources.root.standardizedFileURL.path)
     }
 
     func testTheOptionAndTheEnvironmentWin() throws {
         let path = CardDeckTests.resources.root.path
         XCTAssertEqual(try Resources.locate(override: path, environment: [:], executable: nil).root.path, path)
-        XCTAssertEqual(try Resources.locate(override: nil, environment: ["RAINFOREST_RESOURCES": path], executable: nil).root.path, path)
+        XCTAssertEqual(
+            try Resources.locate(override: nil, environment: ["RAINFOREST_RESOURCES": path], executable: nil).root.path, path)
         XCTAssertThrowsError(try Resources.locate(override: "/nope", environment: [:], executable: nil))
     }
 
     func testNotFoundSaysWhereItLooked() {
-        XCTAssertThrowsError(try Resources.locate(override: nil, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/rainforest"),
-                                                  currentDirectory: URL(fileURLWithPath: "/tmp"))) { error in
+        XCTAssertThrowsError(
+            try Resources.locate(
+                override: nil, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/rainforest"),
+                currentDirectory: URL(fileURLWithPath: "/tmp"))
+        ) { error in
             XCTAssertTrue("\(error)".contains("--resources"), "\(error)")
         }
     }

@@ -7,8 +7,9 @@ import XCTest
 final class CardLayoutTests: XCTestCase {
     /// The frames of the card's parts, by walking the layout tree and adding positions.
     private func frames(_ layout: Layout, origin: CGPoint = .zero, into result: inout [(Layout, CGRect)]) {
-        let frame = CGRect(x: origin.x + layout.position.x, y: origin.y + layout.position.y,
-                           width: layout.size.width, height: layout.size.height)
+        let frame = CGRect(
+            x: origin.x + layout.position.x, y: origin.y + layout.position.y,
+            width: layout.size.width, height: layout.size.height)
         result.append((layout, frame))
         for sublayout in layout.sublayouts { frames(sublayout, origin: frame.origin, into: &result) }
     }
@@ -21,8 +22,9 @@ final class CardLayoutTests: XCTestCase {
 
     func testTheTutorialsGeometry() {
         // A 1024 x 683 photo (the jaguar): ceil(683 / 1024 × 320) = ceil(213.44) = 214 pt high.
-        let spec = CardLayout.spec(photoSize: CGSize(width: 1024, height: 683), name: "Jaguar",
-                                   description: String(repeating: "word ", count: 40), credit: "Someone, CC0")
+        let spec = CardLayout.spec(
+            photoSize: CGSize(width: 1024, height: 683), name: "Jaguar",
+            description: String(repeating: "word ", count: 40), credit: "Someone, CC0")
         let layout = spec.layoutThatFits(CardLayout.sizeRange)
         XCTAssertEqual(layout.size, CGSize(width: 320, height: 214 + 300), layout.description)
 
@@ -50,8 +52,9 @@ final class CardLayoutTests: XCTestCase {
     func testALongDescriptionShrinksInsideTheTextArea() {
         // 5,000 characters at 8 pt would take far more than the 300 pt text area: the description
         // shrinks, the credit row stays at the bottom, and the card keeps its height.
-        let spec = CardLayout.spec(photoSize: CGSize(width: 1920, height: 1080), name: "Mountain gorilla",
-                                   description: String(repeating: "x", count: 5_000), credit: "Someone")
+        let spec = CardLayout.spec(
+            photoSize: CGSize(width: 1920, height: 1080), name: "Mountain gorilla",
+            description: String(repeating: "x", count: 5_000), credit: "Someone")
         let layout = spec.layoutThatFits(CardLayout.sizeRange)
         XCTAssertEqual(layout.size, CGSize(width: 320, height: 180 + 300), layout.description)
         let leaves = leafFrames(layout)
@@ -70,7 +73,11 @@ final class CardLayoutTests: XCTestCase {
     func testTheBenchmarksJSONNames() throws {
         let result = LayoutBenchmark.Result(cardUs: 1, cells10kMs: 2, cardCachedUs: 3, cardNodeUs: 4, cardNodeCachedUs: 5)
         let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(result)) as? [String: Double]
-        XCTAssertEqual(json, ["card_us": 1, "cells_10k_ms": 2, "card_cached_us": 3, "card_node_us": 4,
-                              "card_node_cached_us": 5])
+        XCTAssertEqual(
+            json,
+            [
+                "card_us": 1, "cells_10k_ms": 2, "card_cached_us": 3, "card_node_us": 4,
+                "card_node_cached_us": 5,
+            ])
     }
 }

@@ -23,8 +23,9 @@ final class CardNodeTests: XCTestCase {
         let deck = try CardDeck.load(resources: Resources(root: resources), itemCount: nil)
         var entry = deck.entry(at: 0)
         if let description { entry.card.description = description }
-        let card = RainforestTestSupport.displayedCard(entry, imagePath: resources.appendingPathComponent(entry.card.image).path,
-                                                       scale: scale)
+        let card = RainforestTestSupport.displayedCard(
+            entry, imagePath: resources.appendingPathComponent(entry.card.image).path,
+            scale: scale)
         return (card, try XCTUnwrap(card.layer.contents))
     }
 
@@ -38,10 +39,15 @@ final class CardNodeTests: XCTestCase {
             // smooth (neighbouring pixels a few levels apart at most).
             let y = Int(feature.maxY) + 150
             let samples = (40..<280).map { bitmap.pixel(x: $0, y: y) }
-            XCTAssertGreaterThan(samples.map { Int($0.r) + Int($0.g) + Int($0.b) }.max()!, 60, "the blurred photo shows below the photo")
+            XCTAssertGreaterThan(
+                samples.map { Int($0.r) + Int($0.g) + Int($0.b) }.max()!, 60, "the blurred photo shows below the photo")
             // The gradient: the photo's bottom edge (under the name, away from its letters) is
             // darker than the photo's middle on average.
-            func brightness(_ row: Int) -> Int { (250..<300).map { x in let p = bitmap.pixel(x: x, y: row); return Int(p.r) + Int(p.g) + Int(p.b) }.reduce(0, +) }
+            func brightness(_ row: Int) -> Int {
+                (250..<300).map { x in
+                    let p = bitmap.pixel(x: x, y: row); return Int(p.r) + Int(p.g) + Int(p.b)
+                }.reduce(0, +)
+            }
             XCTAssertLessThan(brightness(Int(feature.maxY) - 3), brightness(Int(feature.midY)))
             // The title sits 20 pt in and ends 20 pt above the photo's bottom; the description
             // starts 24 pt in, 20 pt below it (shadow padding aside).
@@ -61,15 +67,18 @@ final class CardNodeTests: XCTestCase {
 
     func testALongDescriptionEndsWithAnEllipsisAboveTheCredit() throws {
         try MainActor.assumeIsolated {
-            let long = Array(repeating: "Rain falls on the canopy and drips down to the forest floor.", count: 30).joined(separator: " ")
+            let long = Array(repeating: "Rain falls on the canopy and drips down to the forest floor.", count: 30).joined(
+                separator: " ")
             for scale: CGFloat in [1, 2] {
                 let (card, _) = try Self.displayedCard(description: long, scale: scale)
                 XCTAssertTrue(card.details.isTruncated)
-                XCTAssertLessThanOrEqual(card.details.frame.maxY, card.credit.frame.minY, "the description stays above the credit")
+                XCTAssertLessThanOrEqual(
+                    card.details.frame.maxY, card.credit.frame.minY, "the description stays above the credit")
                 XCTAssertEqual(card.details.lineCount, CardNode.descriptionLineLimit(scale: scale))
                 // Every line, the last with its "…", fits the node's frame: it was not squeezed
                 // (a squeezed node's last lines are cut off by the card's clip).
-                let natural = card.details.layoutThatFits(SizeRange(min: .zero, max: CGSize(width: card.details.frame.width, height: .infinity)))
+                let natural = card.details.layoutThatFits(
+                    SizeRange(min: .zero, max: CGSize(width: card.details.frame.width, height: .infinity)))
                 XCTAssertLessThanOrEqual(natural.size.height, card.details.frame.height + 0.5, "scale \(scale)")
                 DisplayScheduler.shared.uninstall()
             }
@@ -78,11 +87,16 @@ final class CardNodeTests: XCTestCase {
 
     func testThePlaceholderIsGreyWithALeafInItsMiddle() throws {
         try MainActor.assumeIsolated {
-            let leaf = try XCTUnwrap(MainActor.assumeIsolated {
-                CardNode(index: 0, entry: .init(card: Card(name: "x", image: "z", description: "y", credit: "c"),
-                                                imageSize: .success(CGSize(width: 4, height: 3))),
-                         imagePath: "/nonexistent", scale: 2).placeholderImage()
-            })
+            let leaf = try XCTUnwrap(
+                MainActor.assumeIsolated {
+                    CardNode(
+                        index: 0,
+                        entry: .init(
+                            card: Card(name: "x", image: "z", description: "y", credit: "c"),
+                            imageSize: .success(CGSize(width: 4, height: 3))),
+                        imagePath: "/nonexistent", scale: 2
+                    ).placeholderImage()
+                })
             XCTAssertEqual(leaf.width, 112)
             // The blade runs along the diagonal from bottom left to top right, cut by its midrib;
             // nothing in the far corners. (0, 0.3) across the blade's axis is pixel (47, 47).

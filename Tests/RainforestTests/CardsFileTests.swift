@@ -9,7 +9,8 @@ final class CardsFileTests: XCTestCase {
     private static let packageRoot = TestResources.packageRoot
     private static let resources = TestResources.resources
 
-    private let jaguar = #"{"name": "Jaguar", "image": "images/jaguar.webp", "description": "A big cat.", "credit": "Frieda Bredesen, CC0 1.0"}"#
+    private let jaguar =
+        #"{"name": "Jaguar", "image": "images/jaguar.webp", "description": "A big cat.", "credit": "Frieda Bredesen, CC0 1.0"}"#
 
     private func parse(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> [Card] {
         do throws(CardsFileError) {
@@ -59,17 +60,20 @@ final class CardsFileTests: XCTestCase {
         let url = Self.resources.appendingPathComponent("cards.json")
         let cards = try CardsFile.load(contentsOf: url)
         XCTAssertEqual(cards.count, 16)
-        XCTAssertEqual(cards.map(\.name), [
-            "Collared aracari", "Mountain gorilla", "Lar gibbon", "Grey-headed flying fox",
-            "Proboscis monkey", "Bonnet macaque", "Glassy tiger", "Common chameleon",
-            "Common kingfisher", "Swallowtail caterpillar", "Red panda", "Jaguar",
-            "Scarlet macaw", "Ring-tailed lemur", "Oriental garden lizard", "Saltwater crocodile",
-        ])
+        XCTAssertEqual(
+            cards.map(\.name),
+            [
+                "Collared aracari", "Mountain gorilla", "Lar gibbon", "Grey-headed flying fox",
+                "Proboscis monkey", "Bonnet macaque", "Glassy tiger", "Common chameleon",
+                "Common kingfisher", "Swallowtail caterpillar", "Red panda", "Jaguar",
+                "Scarlet macaw", "Ring-tailed lemur", "Oriental garden lizard", "Saltwater crocodile",
+            ])
         for card in cards {
             let image = Self.resources.appendingPathComponent(card.image)
             var isDirectory: ObjCBool = false
-            XCTAssertTrue(FileManager.default.fileExists(atPath: image.path, isDirectory: &isDirectory),
-                          "\(card.name): missing \(card.image)")
+            XCTAssertTrue(
+                FileManager.default.fileExists(atPath: image.path, isDirectory: &isDirectory),
+                "\(card.name): missing \(card.image)")
             XCTAssertFalse(isDirectory.boolValue, card.image)
             XCTAssertTrue(card.image.hasPrefix("images/"), card.image)
             XCTAssertFalse(card.description.isEmpty, card.name)
@@ -105,8 +109,13 @@ final class CardsFileTests: XCTestCase {
 
     func testMinimalFile() {
         let cards = parse(#"{"cards": [\#(jaguar)]}"#)
-        XCTAssertEqual(cards, [Card(name: "Jaguar", image: "images/jaguar.webp", description: "A big cat.",
-                                    credit: "Frieda Bredesen, CC0 1.0")])
+        XCTAssertEqual(
+            cards,
+            [
+                Card(
+                    name: "Jaguar", image: "images/jaguar.webp", description: "A big cat.",
+                    credit: "Frieda Bredesen, CC0 1.0")
+            ])
     }
 
     func testVersionOneIsAccepted() {
@@ -118,25 +127,33 @@ final class CardsFileTests: XCTestCase {
         let loaded = contents("{\"cards\": [\n  \(jaguar),\n  \(jaguar),\n  \(jaguar)\n]}")
         XCTAssertEqual(loaded?.cards.count, 3)
         XCTAssertEqual(loaded.map { Set($0.cards).count }, 1)
-        XCTAssertEqual(loaded?.warnings.map(\.description), [
-            "cards.json:3:12: warning: cards[1].name \"Jaguar\" is also cards[0]'s (both are shown)",
-            "cards.json:4:12: warning: cards[2].name \"Jaguar\" is also cards[0]'s (both are shown)",
-        ])
+        XCTAssertEqual(
+            loaded?.warnings.map(\.description),
+            [
+                "cards.json:3:12: warning: cards[1].name \"Jaguar\" is also cards[0]'s (both are shown)",
+                "cards.json:4:12: warning: cards[2].name \"Jaguar\" is also cards[0]'s (both are shown)",
+            ])
         XCTAssertEqual(contents(#"{"cards": [\#(jaguar)]}"#)?.warnings, [], "no warning for a clean file")
     }
 
     func testFieldsAreTrimmedButNotOtherwiseChanged() {
-        let cards = parse(#"""
-        {"cards": [{
-          "name": "  Red panda\n",
-          "image": " images/red-panda.jpg ",
-          "description": "\n\t Line one.\n\n  Line   two.  \n",
-          "credit": "\u00A0Mathias Appel, CC0 1.0 "
-        }]}
-        """#)
-        XCTAssertEqual(cards, [Card(name: "Red panda", image: "images/red-panda.jpg",
-                                    description: "Line one.\n\n  Line   two.",
-                                    credit: "Mathias Appel, CC0 1.0")])
+        let cards = parse(
+            #"""
+            {"cards": [{
+              "name": "  Red panda\n",
+              "image": " images/red-panda.jpg ",
+              "description": "\n\t Line one.\n\n  Line   two.  \n",
+              "credit": "\u00A0Mathias Appel, CC0 1.0 "
+            }]}
+            """#)
+        XCTAssertEqual(
+            cards,
+            [
+                Card(
+                    name: "Red panda", image: "images/red-panda.jpg",
+                    description: "Line one.\n\n  Line   two.",
+                    credit: "Mathias Appel, CC0 1.0")
+            ])
     }
 
     func testEmptyDescriptionIsAllowed() {
@@ -145,11 +162,13 @@ final class CardsFileTests: XCTestCase {
     }
 
     func testEmojiAndRightToLeftTextSurvive() {
-        let description = "Der Jaguar 🐆 jagt nachts. 👩🏽‍🔬 sagt: «Ja!» — "
+        let description =
+            "Der Jaguar 🐆 jagt nachts. 👩🏽‍🔬 sagt: «Ja!» — "
             + "اليغور قط كبير يعيش في الغابات. "
             + "היגואר הוא חתול גדול\u{200F}. e\u{301} ﷽ 𝔍"
         let escaped = description.replacingOccurrences(of: "\"", with: "\\\"")
-        let text = #"{"cards": [{"name": "Jaguar 🐆", "image": "images/jaguar.webp", "description": ""#
+        let text =
+            #"{"cards": [{"name": "Jaguar 🐆", "image": "images/jaguar.webp", "description": ""#
             + escaped + #"", "credit": "Frieda Bredesen, CC0 1.0"}]}"#
         let cards = parse(text)
         XCTAssertEqual(cards.first?.name, "Jaguar 🐆")
@@ -160,8 +179,9 @@ final class CardsFileTests: XCTestCase {
 
     func testMultiMegabyteDescription() {
         let long = String(repeating: "The jaguar swims well. ", count: 200_000) + "End."
-        let cards = parse(#"{"cards": [{"name": "Jaguar", "image": "j.webp", "credit": "c", "description": ""#
-            + long + #""}]}"#)
+        let cards = parse(
+            #"{"cards": [{"name": "Jaguar", "image": "j.webp", "credit": "c", "description": ""#
+                + long + #""}]}"#)
         XCTAssertEqual(cards.first?.description, long)
     }
 
@@ -171,8 +191,10 @@ final class CardsFileTests: XCTestCase {
     }
 
     func testImagePathsThatStayInsideAreAccepted() {
-        for path in ["jaguar.webp", "images/jaguar.webp", "./images/jaguar.webp", "images/sub/jaguar.webp",
-                     "images/..jaguar.webp", "images/jaguar..webp", "images/.hidden.webp"] {
+        for path in [
+            "jaguar.webp", "images/jaguar.webp", "./images/jaguar.webp", "images/sub/jaguar.webp",
+            "images/..jaguar.webp", "images/jaguar..webp", "images/.hidden.webp",
+        ] {
             let cards = parse(#"{"cards": [{"name": "J", "image": "\#(path)", "description": "", "credit": "c"}]}"#)
             XCTAssertEqual(cards.first?.image, path)
         }
@@ -212,8 +234,11 @@ final class CardsFileTests: XCTestCase {
     func testDirectoryInsteadOfFile() throws {
         let directory = try temporaryDirectory()
         let error = loadError(directory)
-        XCTAssertEqual(error, CardsFileError(file: directory.path, line: nil, column: nil,
-                                             message: "cannot read: it is a directory"))
+        XCTAssertEqual(
+            error,
+            CardsFileError(
+                file: directory.path, line: nil, column: nil,
+                message: "cannot read: it is a directory"))
         XCTAssertEqual(error?.description, "\(directory.path): cannot read: it is a directory")
     }
 
@@ -233,39 +258,49 @@ final class CardsFileTests: XCTestCase {
 
     func testSyntaxError() {
         assertRejected(#"{"cards": [}"#, "cards.json:1:12: not valid JSON: unexpected character '}'")
-        assertRejected("{\n  \"cards\": [\n    \(jaguar),\n  ]\n}",
-                       "cards.json:3:\(jaguar.count + 5): not valid JSON: trailing comma is not allowed")
+        assertRejected(
+            "{\n  \"cards\": [\n    \(jaguar),\n  ]\n}",
+            "cards.json:3:\(jaguar.count + 5): not valid JSON: trailing comma is not allowed")
         assertRejected("{\"cards\" []}", "cards.json:1:10: not valid JSON: expected ':' after object key")
-        assertRejected(Array(#"{"cards": ["#.utf8) + [0xFF] + Array("]}".utf8),
-                       "cards.json:1:12: not valid JSON: invalid UTF-8")
+        assertRejected(
+            Array(#"{"cards": ["#.utf8) + [0xFF] + Array("]}".utf8),
+            "cards.json:1:12: not valid JSON: invalid UTF-8")
         do throws(CardsFileError) {
             _ = try CardsFile.parse(Array("{\n\"cards\": \"abc".utf8), file: "c.json")
             XCTFail("accepted")
         } catch {
-            XCTAssertEqual(error, CardsFileError(file: "c.json", line: 2, column: 10,
-                                                 message: "not valid JSON: unterminated string"))
+            XCTAssertEqual(
+                error,
+                CardsFileError(
+                    file: "c.json", line: 2, column: 10,
+                    message: "not valid JSON: unterminated string"))
         }
     }
 
     // MARK: Top level
 
     func testTopLevelMustBeAnObject() {
-        assertRejected("[\(jaguar)]",
-                       "cards.json:1:1: expected an object with a \"cards\" array at the top level, found array")
-        assertRejected("\n\n  \"cards\"",
-                       "cards.json:3:3: expected an object with a \"cards\" array at the top level, found string")
+        assertRejected(
+            "[\(jaguar)]",
+            "cards.json:1:1: expected an object with a \"cards\" array at the top level, found array")
+        assertRejected(
+            "\n\n  \"cards\"",
+            "cards.json:3:3: expected an object with a \"cards\" array at the top level, found string")
         assertRejected("null", "cards.json:1:1: expected an object with a \"cards\" array at the top level, found null")
         assertRejected("true", "cards.json:1:1: expected an object with a \"cards\" array at the top level, found boolean")
         assertRejected("12", "cards.json:1:1: expected an object with a \"cards\" array at the top level, found number")
     }
 
     func testUnsupportedVersion() {
-        assertRejected(#"{"version": 2, "cards": [\#(jaguar)]}"#,
-                       "cards.json:1:13: unsupported version 2; this app reads version 1")
-        assertRejected("{\n  \"version\": 1.5,\n  \"cards\": []\n}",
-                       "cards.json:2:14: unsupported version 1.5; this app reads version 1")
-        assertRejected(#"{"cards": [\#(jaguar)], "version": "1"}"#,
-                       "cards.json:1:\(jaguar.count + 26): field \"version\" must be a number, found string")
+        assertRejected(
+            #"{"version": 2, "cards": [\#(jaguar)]}"#,
+            "cards.json:1:13: unsupported version 2; this app reads version 1")
+        assertRejected(
+            "{\n  \"version\": 1.5,\n  \"cards\": []\n}",
+            "cards.json:2:14: unsupported version 1.5; this app reads version 1")
+        assertRejected(
+            #"{"cards": [\#(jaguar)], "version": "1"}"#,
+            "cards.json:1:\(jaguar.count + 26): field \"version\" must be a number, found string")
     }
 
     func testMissingCards() {
@@ -297,8 +332,9 @@ final class CardsFileTests: XCTestCase {
     func testUnknownTopLevelFieldIsAWarningAndIgnored() {
         let loaded = contents(#"{"cards": [\#(jaguar)], "colour": "green"}"#)
         XCTAssertEqual(loaded?.cards.count, 1)
-        XCTAssertEqual(loaded?.warnings.map(\.description),
-                       ["cards.json:1:\(jaguar.count + 15): warning: unknown field \"colour\" (ignored)"])
+        XCTAssertEqual(
+            loaded?.warnings.map(\.description),
+            ["cards.json:1:\(jaguar.count + 15): warning: unknown field \"colour\" (ignored)"])
         // A misspelt "cards" is named in the error for the missing field, where it is.
         assertRejected("{\n  \"card\": []\n}", "cards.json:2:3: missing field \"cards\"; found unknown field \"card\"")
         assertRejected(#"{"ca\"rds": 1}"#, #"cards.json:1:2: missing field "cards"; found unknown field "ca\"rds""#)
@@ -306,10 +342,12 @@ final class CardsFileTests: XCTestCase {
     }
 
     func testDuplicateTopLevelField() {
-        assertRejected("{\n  \"cards\": [\(jaguar)],\n  \"cards\": [\(jaguar)]\n}",
-                       "cards.json:3:3: duplicate field \"cards\"")
-        assertRejected(#"{"version": 1, "version": 1, "cards": [\#(jaguar)]}"#,
-                       "cards.json:1:16: duplicate field \"version\"")
+        assertRejected(
+            "{\n  \"cards\": [\(jaguar)],\n  \"cards\": [\(jaguar)]\n}",
+            "cards.json:3:3: duplicate field \"cards\"")
+        assertRejected(
+            #"{"version": 1, "version": 1, "cards": [\#(jaguar)]}"#,
+            "cards.json:1:16: duplicate field \"version\"")
     }
 
     // MARK: Cards
@@ -321,105 +359,123 @@ final class CardsFileTests: XCTestCase {
 
     func testMissingCardField() {
         let text = """
-        {
-          "cards": [
-            \(jaguar),
-            {"name": "Jaguar", "description": "A big cat.", "credit": "Frieda Bredesen, CC0 1.0"}
-          ]
-        }
-        """
+            {
+              "cards": [
+                \(jaguar),
+                {"name": "Jaguar", "description": "A big cat.", "credit": "Frieda Bredesen, CC0 1.0"}
+              ]
+            }
+            """
         assertRejected(text, "cards.json:4:5: cards[1]: missing field \"image\"")
         assertRejected(#"{"cards": [{}]}"#, "cards.json:1:12: cards[0]: missing field \"name\"")
-        assertRejected(#"{"cards": [{"name": "a", "image": "b", "description": "c"}]}"#,
-                       "cards.json:1:12: cards[0]: missing field \"credit\"")
-        assertRejected(#"{"cards": [{"name": "a", "image": "b", "credit": "c"}]}"#,
-                       "cards.json:1:12: cards[0]: missing field \"description\"")
+        assertRejected(
+            #"{"cards": [{"name": "a", "image": "b", "description": "c"}]}"#,
+            "cards.json:1:12: cards[0]: missing field \"credit\"")
+        assertRejected(
+            #"{"cards": [{"name": "a", "image": "b", "credit": "c"}]}"#,
+            "cards.json:1:12: cards[0]: missing field \"description\"")
     }
 
     func testCardFieldsMustBeStrings() {
         let text = """
-        {"cards": [
-          \(jaguar),
-          \(jaguar),
-          \(jaguar),
-          {"name": "Jaguar", "image": 42, "description": "", "credit": "x"}
-        ]}
-        """
+            {"cards": [
+              \(jaguar),
+              \(jaguar),
+              \(jaguar),
+              {"name": "Jaguar", "image": 42, "description": "", "credit": "x"}
+            ]}
+            """
         assertRejected(text, "cards.json:5:31: cards[3].image must be a string, found number")
         assertRejected(#"{"cards": [{"name": null}]}"#, "cards.json:1:21: cards[0].name must be a string, found null")
-        assertRejected(#"{"cards": [{"name": "J", "description": ["a"]}]}"#,
-                       "cards.json:1:41: cards[0].description must be a string, found array")
+        assertRejected(
+            #"{"cards": [{"name": "J", "description": ["a"]}]}"#,
+            "cards.json:1:41: cards[0].description must be a string, found array")
         assertRejected(#"{"cards": [{"credit": true}]}"#, "cards.json:1:23: cards[0].credit must be a string, found boolean")
     }
 
     func testNameImageAndCreditMustNotBeBlank() {
-        assertRejected(#"{"cards": [{"name": "", "image": "a.webp", "description": "", "credit": "c"}]}"#,
-                       "cards.json:1:21: cards[0].name must not be empty")
-        assertRejected(#"{"cards": [{"name": " \t\n\u00A0", "image": "a.webp", "description": "", "credit": "c"}]}"#,
-                       "cards.json:1:21: cards[0].name must not be empty")
-        assertRejected(#"{"cards": [{"name": "J", "image": "   ", "description": "", "credit": "c"}]}"#,
-                       "cards.json:1:35: cards[0].image must not be empty")
-        assertRejected(#"{"cards": [{"name": "J", "image": "j.webp", "description": "", "credit": ""}]}"#,
-                       "cards.json:1:74: cards[0].credit must not be empty")
+        assertRejected(
+            #"{"cards": [{"name": "", "image": "a.webp", "description": "", "credit": "c"}]}"#,
+            "cards.json:1:21: cards[0].name must not be empty")
+        assertRejected(
+            #"{"cards": [{"name": " \t\n\u00A0", "image": "a.webp", "description": "", "credit": "c"}]}"#,
+            "cards.json:1:21: cards[0].name must not be empty")
+        assertRejected(
+            #"{"cards": [{"name": "J", "image": "   ", "description": "", "credit": "c"}]}"#,
+            "cards.json:1:35: cards[0].image must not be empty")
+        assertRejected(
+            #"{"cards": [{"name": "J", "image": "j.webp", "description": "", "credit": ""}]}"#,
+            "cards.json:1:74: cards[0].credit must not be empty")
     }
 
     func testUnknownCardFieldIsAWarningAndIgnored() {
         let text = """
-        {"cards": [
-          \(jaguar),
-          \(jaguar.replacingOccurrences(of: "Jaguar", with: "Ocelot")),
-          {"name": "Margay", "colour": "gold", "image": "j.webp", "description": "", "credit": "x", "tags": ["cat"]}
-        ]}
-        """
+            {"cards": [
+              \(jaguar),
+              \(jaguar.replacingOccurrences(of: "Jaguar", with: "Ocelot")),
+              {"name": "Margay", "colour": "gold", "image": "j.webp", "description": "", "credit": "x", "tags": ["cat"]}
+            ]}
+            """
         let loaded = contents(text)
         XCTAssertEqual(loaded?.cards.count, 3)
         XCTAssertEqual(loaded?.cards.last, Card(name: "Margay", image: "j.webp", description: "", credit: "x"))
-        XCTAssertEqual(loaded?.warnings.map(\.description), [
-            "cards.json:4:22: warning: cards[2]: unknown field \"colour\" (ignored)",
-            "cards.json:4:93: warning: cards[2]: unknown field \"tags\" (ignored)",
-        ])
+        XCTAssertEqual(
+            loaded?.warnings.map(\.description),
+            [
+                "cards.json:4:22: warning: cards[2]: unknown field \"colour\" (ignored)",
+                "cards.json:4:93: warning: cards[2]: unknown field \"tags\" (ignored)",
+            ])
         // A misspelt field is named in the error for the missing one.
-        assertRejected(#"{"cards": [{"Name": "J"}]}"#, "cards.json:1:13: cards[0]: missing field \"name\"; found unknown field \"Name\"")
-        assertRejected(#"{"cards": [{"name": "J", "image": "j.webp", "descripton": "x", "credit": "c"}]}"#,
-                       "cards.json:1:45: cards[0]: missing field \"description\"; found unknown field \"descripton\"")
+        assertRejected(
+            #"{"cards": [{"Name": "J"}]}"#, "cards.json:1:13: cards[0]: missing field \"name\"; found unknown field \"Name\"")
+        assertRejected(
+            #"{"cards": [{"name": "J", "image": "j.webp", "descripton": "x", "credit": "c"}]}"#,
+            "cards.json:1:45: cards[0]: missing field \"description\"; found unknown field \"descripton\"")
     }
 
     func testDuplicateCardField() {
-        assertRejected(#"{"cards": [{"name": "J", "image": "j.webp", "name": "K", "description": "", "credit": "c"}]}"#,
-                       "cards.json:1:45: cards[0]: duplicate field \"name\"")
+        assertRejected(
+            #"{"cards": [{"name": "J", "image": "j.webp", "name": "K", "description": "", "credit": "c"}]}"#,
+            "cards.json:1:45: cards[0]: duplicate field \"name\"")
     }
 
     func testImageMustStayInsideResources() {
-        let rejected = ["/etc/passwd", "../secret.webp", "images/../../x.webp", "images/..", "..",
-                        "images\\..\\x.webp", "\\\\server\\x.webp", "C:\\x.webp", "https://example.com/x.webp"]
+        let rejected = [
+            "/etc/passwd", "../secret.webp", "images/../../x.webp", "images/..", "..",
+            "images\\..\\x.webp", "\\\\server\\x.webp", "C:\\x.webp", "https://example.com/x.webp",
+        ]
         for path in rejected {
             let escaped = path.replacingOccurrences(of: "\\", with: "\\\\")
-            assertRejected(#"{"cards": [\#(jaguar), {"name": "J", "image": "\#(escaped)", "description": "", "credit": "c"}]}"#,
-                           "cards.json:1:\(jaguar.count + 37): cards[1].image must be a relative path inside the resources folder")
+            assertRejected(
+                #"{"cards": [\#(jaguar), {"name": "J", "image": "\#(escaped)", "description": "", "credit": "c"}]}"#,
+                "cards.json:1:\(jaguar.count + 37): cards[1].image must be a relative path inside the resources folder")
         }
     }
 
     func testFirstProblemInTheFileIsReported() {
         let text = """
-        {
-          "cards": [
-            {"name": 1, "image": 2},
-            "not a card"
-          ],
-          "extra": true
-        }
-        """
+            {
+              "cards": [
+                {"name": 1, "image": 2},
+                "not a card"
+              ],
+              "extra": true
+            }
+            """
         assertRejected(text, "cards.json:3:14: cards[0].name must be a string, found number")
     }
 
     // MARK: Error type
 
     func testErrorDescriptionFormats() {
-        XCTAssertEqual(CardsFileError(file: "a/b.json", line: nil, column: nil, message: "no such file").description,
-                       "a/b.json: no such file")
-        XCTAssertEqual(CardsFileError(file: "b.json", line: 3, column: 14, message: "oops").description,
-                       "b.json:3:14: oops")
-        XCTAssertEqual(CardsFileError(file: "b.json", line: 3, column: nil, message: "oops").description,
-                       "b.json:3: oops")
+        XCTAssertEqual(
+            CardsFileError(file: "a/b.json", line: nil, column: nil, message: "no such file").description,
+            "a/b.json: no such file")
+        XCTAssertEqual(
+            CardsFileError(file: "b.json", line: 3, column: 14, message: "oops").description,
+            "b.json:3:14: oops")
+        XCTAssertEqual(
+            CardsFileError(file: "b.json", line: 3, column: nil, message: "oops").description,
+            "b.json:3: oops")
     }
 }

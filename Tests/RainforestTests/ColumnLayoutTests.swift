@@ -10,11 +10,13 @@ final class ColumnLayoutTests: XCTestCase {
         let result = layout.layout(heights: [500, 480, 400], width: 649)
         XCTAssertEqual(layout.columnCount(forWidth: 649), 1)
         // (649 - 320) / 2 = 164.5, floored to a whole point.
-        XCTAssertEqual(result.frames, [
-            CGRect(x: 164, y: 10, width: 320, height: 500),
-            CGRect(x: 164, y: 520, width: 320, height: 480),
-            CGRect(x: 164, y: 1010, width: 320, height: 400),
-        ])
+        XCTAssertEqual(
+            result.frames,
+            [
+                CGRect(x: 164, y: 10, width: 320, height: 500),
+                CGRect(x: 164, y: 520, width: 320, height: 480),
+                CGRect(x: 164, y: 1010, width: 320, height: 400),
+            ])
         XCTAssertEqual(result.contentHeight, 1420)
     }
 
@@ -22,12 +24,14 @@ final class ColumnLayoutTests: XCTestCase {
         let result = layout.layout(heights: [500, 300, 400, 350], width: 650)
         XCTAssertEqual(layout.columnCount(forWidth: 650), 2)
         // 320 + 10 + 320 = 650 fills the width exactly. Each card goes to the shorter column.
-        XCTAssertEqual(result.frames, [
-            CGRect(x: 0, y: 10, width: 320, height: 500),     // left:  10 -> 520
-            CGRect(x: 330, y: 10, width: 320, height: 300),   // right: 10 -> 320
-            CGRect(x: 330, y: 320, width: 320, height: 400),  // right is shorter: 320 -> 730
-            CGRect(x: 0, y: 520, width: 320, height: 350),    // left is shorter: 520 -> 880
-        ])
+        XCTAssertEqual(
+            result.frames,
+            [
+                CGRect(x: 0, y: 10, width: 320, height: 500),  // left:  10 -> 520
+                CGRect(x: 330, y: 10, width: 320, height: 300),  // right: 10 -> 320
+                CGRect(x: 330, y: 320, width: 320, height: 400),  // right is shorter: 320 -> 730
+                CGRect(x: 0, y: 520, width: 320, height: 350),  // left is shorter: 520 -> 880
+            ])
         XCTAssertEqual(result.contentHeight, 880)
     }
 

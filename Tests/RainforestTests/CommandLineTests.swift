@@ -35,7 +35,7 @@ final class CommandLineTests: XCTestCase {
         process.executableURL = binary
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
-        environment["DISPLAY"] = nil          // headless commands must not need a display server
+        environment["DISPLAY"] = nil  // headless commands must not need a display server
         environment["WAYLAND_DISPLAY"] = nil
         environment.merge(extra) { _, new in new }
         process.environment = environment
@@ -60,8 +60,9 @@ final class CommandLineTests: XCTestCase {
         let reader = try FileHandle(forReadingFrom: errFile)
         defer { try? reader.close() }
         let errData = try reader.readToEnd() ?? Data()
-        return Outcome(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                       stderr: String(decoding: errData, as: UTF8.self))
+        return Outcome(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
     }
 
     private var scratch: URL!
@@ -135,16 +136,18 @@ final class CommandLineTests: XCTestCase {
 
     func testTheFPSOverlayDrawsWhenAsked() throws {
         let shot = try screenshot(["--size", "1280x800", "--overlays", "fps"])
-        let p = shot.pixel(x: 100, y: 60) // inside the panel: darker than the background
+        let p = shot.pixel(x: 100, y: 60)  // inside the panel: darker than the background
         XCTAssertLessThan(Int(p.r), 28)
     }
 
     func testAMissingImageBecomesANoteOnItsCardNotAFailure() throws {
-        let resources = try makeResources(cards: """
-        {"cards": [{"name": "Ghost", "image": "images/missing.webp", "description": "Not there.", "credit": "nobody"}]}
-        """)
+        let resources = try makeResources(
+            cards: """
+                {"cards": [{"name": "Ghost", "image": "images/missing.webp", "description": "Not there.", "credit": "nobody"}]}
+                """)
         let file = scratch.appendingPathComponent("ghost.png").path
-        let outcome = try run(["screenshot", "--output", file, "--resources", resources.path, "--size", "700x600"] + Self.patience)
+        let outcome = try run(
+            ["screenshot", "--output", file, "--resources", resources.path, "--size", "700x600"] + Self.patience)
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         let shot = try ImageDecoder.decode(contentsOf: file)
         // One 4:3 card (the fallback aspect), 540 pt tall; 700 pt is wide enough for two
@@ -157,8 +160,11 @@ final class CommandLineTests: XCTestCase {
 
     func testBenchWritesTheFiguresAsJSON() throws {
         let json = scratch.appendingPathComponent("bench.json").path
-        let outcome = try run(["bench", "--cards", "200", "--duration", "1", "--speed", "2000,4000", "--json", json,
-                               "--size", "800x600"] + Self.patience)
+        let outcome = try run(
+            [
+                "bench", "--cards", "200", "--duration", "1", "--speed", "2000,4000", "--json", json,
+                "--size", "800x600",
+            ] + Self.patience)
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         XCTAssertTrue(outcome.stdout.contains("dropped"), outcome.stdout)
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
@@ -191,8 +197,11 @@ final class CommandLineTests: XCTestCase {
 
     func testBenchComparesTheMainThreadModeWithAsync() throws {
         let json = scratch.appendingPathComponent("both.json").path
-        let outcome = try run(["bench", "--mode", "both", "--duration", "0.5", "--cards", "40", "--speed", "2000",
-                               "--size", "800x600", "--json", json] + Self.patience)
+        let outcome = try run(
+            [
+                "bench", "--mode", "both", "--duration", "0.5", "--cards", "40", "--speed", "2000",
+                "--size", "800x600", "--json", json,
+            ] + Self.patience)
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         XCTAssertTrue(outcome.stdout.contains("main-thread mode over async mode"), outcome.stdout)
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
@@ -214,8 +223,11 @@ final class CommandLineTests: XCTestCase {
         // shows at least two cards of each column (at most 548 pt tall), and screens 1,500 pt
         // apart share none, so the run lands at least 4 x (2 + 1) displays.
         let json = scratch.appendingPathComponent("settle.json").path
-        let outcome = try run(["bench", "--cards", "200", "--duration", "1", "--speed", "3000", "--settle-every", "1500",
-                               "--min-displays", "12", "--size", "1280x800", "--json", json] + Self.patience)
+        let outcome = try run(
+            [
+                "bench", "--cards", "200", "--duration", "1", "--speed", "3000", "--settle-every", "1500",
+                "--min-displays", "12", "--size", "1280x800", "--json", json,
+            ] + Self.patience)
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         let line = try XCTUnwrap(outcome.stdout.split(separator: "\n").first { $0.contains("stopped") }, outcome.stdout)
         let stops = Int(line.split(separator: " ").drop { $0 != "stopped" }.dropFirst().first ?? "") ?? 0
@@ -229,16 +241,21 @@ final class CommandLineTests: XCTestCase {
     }
 
     func testTooFewDisplaysFailTheBench() throws {
-        let outcome = try run(["bench", "--cards", "40", "--duration", "0.2", "--speed", "2000", "--min-displays", "100000",
-                               "--size", "800x600"] + Self.patience)
+        let outcome = try run(
+            [
+                "bench", "--cards", "40", "--duration", "0.2", "--speed", "2000", "--min-displays", "100000",
+                "--size", "800x600",
+            ] + Self.patience)
         XCTAssertEqual(outcome.status, 1, outcome.stderr)
         XCTAssertTrue(outcome.stderr.contains("fewer than --min-displays 100000"), outcome.stderr)
     }
 
     // MARK: Bad input: one line, the option or file named, status 2
 
-    private func assertFails(_ arguments: [String], mentioning needles: [String],
-                             file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertFails(
+        _ arguments: [String], mentioning needles: [String],
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let outcome = try run(arguments)
         XCTAssertEqual(outcome.status, 2, "status for \(arguments): \(outcome.stderr)", file: file, line: line)
         let lines = outcome.stderr.split(separator: "\n")
@@ -281,38 +298,44 @@ final class CommandLineTests: XCTestCase {
 
     func testHeadlessCommandsIgnoreAVideoDriverInTheEnvironment() throws {
         let file = scratch.appendingPathComponent("env.png").path
-        let outcome = try run(["screenshot", "--output", file, "--size", "400x300", "--cards", "2"] + Self.patience,
-                              environment: ["SDL_VIDEODRIVER": "x11"])
+        let outcome = try run(
+            ["screenshot", "--output", file, "--size", "400x300", "--cards", "2"] + Self.patience,
+            environment: ["SDL_VIDEODRIVER": "x11"])
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
     }
 
     func testAMissingResourcesFolder() throws {
-        try assertFails(["screenshot", "--output", "x.png", "--resources", "/nonexistent/place"],
-                        mentioning: ["/nonexistent/place", "no such folder"])
+        try assertFails(
+            ["screenshot", "--output", "x.png", "--resources", "/nonexistent/place"],
+            mentioning: ["/nonexistent/place", "no such folder"])
         try assertFails(["screenshot", "--output", "x.png", "--resources", scratch.path], mentioning: ["no cards.json"])
     }
 
     func testAMalformedCardsFileNamesTheFileLineAndField() throws {
-        let broken = try makeResources(cards: """
-        {
-          "cards": [
-            {"name": "Jaguar", "image": 12, "description": "x", "credit": "y"}
-          ]
-        }
-        """)
-        try assertFails(["screenshot", "--output", scratch.appendingPathComponent("x.png").path, "--resources", broken.path],
-                        mentioning: ["cards.json:3:", "cards[0].image"])
+        let broken = try makeResources(
+            cards: """
+                {
+                  "cards": [
+                    {"name": "Jaguar", "image": 12, "description": "x", "credit": "y"}
+                  ]
+                }
+                """)
+        try assertFails(
+            ["screenshot", "--output", scratch.appendingPathComponent("x.png").path, "--resources", broken.path],
+            mentioning: ["cards.json:3:", "cards[0].image"])
         let notJSON = try makeResources(cards: "{\n  \"cards\": [,]\n}\n")
-        try assertFails(["bench", "--resources", notJSON.path, "--duration", "0.1"],
-                        mentioning: ["cards.json:2:", "not valid JSON"])
+        try assertFails(
+            ["bench", "--resources", notJSON.path, "--duration", "0.1"],
+            mentioning: ["cards.json:2:", "not valid JSON"])
     }
 
     /// A resources folder with the given cards.json and the real fonts.
     private func makeResources(cards: String) throws -> URL {
         let folder = scratch.appendingPathComponent("res-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("images"), withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent("fonts"),
-                                                   withDestinationURL: Self.packageRoot.appendingPathComponent("Resources/fonts"))
+        try FileManager.default.createSymbolicLink(
+            at: folder.appendingPathComponent("fonts"),
+            withDestinationURL: Self.packageRoot.appendingPathComponent("Resources/fonts"))
         try cards.write(to: folder.appendingPathComponent("cards.json"), atomically: true, encoding: .utf8)
         return folder
     }

@@ -32,8 +32,9 @@ final class HostileCardsTests: XCTestCase {
     private static func drawn(_ card: Card, scale: CGFloat) throws -> (CardNode, Bitmap) {
         defer { DisplayScheduler.shared.uninstall() }
         let entry = CardDeck.Entry(card: card, imageSize: .success(CGSize(width: 1024, height: 683)))
-        let node = RainforestTestSupport.displayedCard(entry, imagePath: resources.appendingPathComponent("images/jaguar.webp").path,
-                                                       scale: scale)
+        let node = RainforestTestSupport.displayedCard(
+            entry, imagePath: resources.appendingPathComponent("images/jaguar.webp").path,
+            scale: scale)
         return (node, try XCTUnwrap(node.layerIfLoaded?.contents))
     }
 
@@ -54,7 +55,8 @@ final class HostileCardsTests: XCTestCase {
         // 10 MB through the cards file, as a user would write it.
         let long = String(repeating: "The jaguar swims well and hunts at night. ", count: 250_000)
         XCTAssertGreaterThan(long.utf8.count, 10_000_000)
-        let json = #"{"cards": [{"name": "Jaguar", "image": "images/jaguar.webp", "credit": "c", "description": ""#
+        let json =
+            #"{"cards": [{"name": "Jaguar", "image": "images/jaguar.webp", "credit": "c", "description": ""#
             + long + #""}]}"#
         let card = try XCTUnwrap(try CardsFile.parse(Array(json.utf8), file: "cards.json").first)
         XCTAssertEqual(card.description.utf8.count, long.utf8.count - 1, "loaded whole (trimmed)")
@@ -76,10 +78,12 @@ final class HostileCardsTests: XCTestCase {
 
     func testTheTextLimitIsNeverSeenEvenInTheNarrowestLetters() throws {
         XCTAssertEqual(CardNode.shownText("short"), "short")
-        XCTAssertEqual(CardNode.shownText(String(repeating: "é", count: CardNode.textLimit)).count, CardNode.textLimit,
-                       "at the limit: whole")
-        XCTAssertEqual(CardNode.shownText(String(repeating: "e\u{301}", count: 3_000)).count, CardNode.textLimit + 1,
-                       "counted in characters, not scalars")
+        XCTAssertEqual(
+            CardNode.shownText(String(repeating: "é", count: CardNode.textLimit)).count, CardNode.textLimit,
+            "at the limit: whole")
+        XCTAssertEqual(
+            CardNode.shownText(String(repeating: "e\u{301}", count: 3_000)).count, CardNode.textLimit + 1,
+            "counted in characters, not scalars")
         // Lines of the narrowest letters hold more characters than any other text: still more
         // than the card's lines show, so the node's own "…" is what a reader sees.
         MainActor.assumeIsolated {
@@ -101,8 +105,9 @@ final class HostileCardsTests: XCTestCase {
             Card(name: "Jaguar 🐆", image: "i", description: "Der Jaguar 🐆 jagt nachts. 👩🏽‍🔬 sagt: «Ja!»", credit: "🐾 c"),
             Card(name: "اليغور", image: "i", description: "اليغور قط كبير يعيش في الغابات. Jaguar.", credit: "ج"),
             Card(name: "יגואר", image: "i", description: "היגואר הוא חתול גדול\u{200F}. Jaguar.", credit: "c"),
-            Card(name: "e\u{301}\u{301}\u{301} ﷽", image: "i", description: String(repeating: "🏳️‍🌈👨‍👩‍👧‍👦 ", count: 500),
-                 credit: "\u{202E}reversed\u{202C}"),
+            Card(
+                name: "e\u{301}\u{301}\u{301} ﷽", image: "i", description: String(repeating: "🏳️‍🌈👨‍👩‍👧‍👦 ", count: 500),
+                credit: "\u{202E}reversed\u{202C}"),
         ]
         try MainActor.assumeIsolated {
             for card in cards {
@@ -122,10 +127,12 @@ final class HostileCardsTests: XCTestCase {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("rainforest-cards-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
         try FileManager.default.createDirectory(at: scratch.appendingPathComponent("images"), withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(at: scratch.appendingPathComponent("fonts"),
-                                                   withDestinationURL: Self.resources.appendingPathComponent("fonts"))
-        try FileManager.default.copyItem(at: Self.resources.appendingPathComponent("images/jaguar.webp"),
-                                         to: scratch.appendingPathComponent("images/jaguar.webp"))
+        try FileManager.default.createSymbolicLink(
+            at: scratch.appendingPathComponent("fonts"),
+            withDestinationURL: Self.resources.appendingPathComponent("fonts"))
+        try FileManager.default.copyItem(
+            at: Self.resources.appendingPathComponent("images/jaguar.webp"),
+            to: scratch.appendingPathComponent("images/jaguar.webp"))
         let long = String(repeating: "The jaguar swims well. ", count: 450_000)
         try """
         {
@@ -139,15 +146,20 @@ final class HostileCardsTests: XCTestCase {
         }
         """.write(to: scratch.appendingPathComponent("cards.json"), atomically: true, encoding: .utf8)
         let output = scratch.appendingPathComponent("shot.png").path
-        let outcome = try CommandLineTests.runBinary(["screenshot", "--resources", scratch.path, "--output", output,
-                                                      "--size", "700x600"] + CommandLineTests.patience)
+        let outcome = try CommandLineTests.runBinary(
+            [
+                "screenshot", "--resources", scratch.path, "--output", output,
+                "--size", "700x600",
+            ] + CommandLineTests.patience)
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         let file = scratch.appendingPathComponent("cards.json").path
-        XCTAssertEqual(outcome.stderr.split(separator: "\n"), [
-            "rainforest: \(file):5:\(long.count + 89): warning: cards[1]: unknown field \"rating\" (ignored)",
-            "rainforest: \(file):6:14: warning: cards[2].name \"Jaguar\" is also cards[1]'s (both are shown)",
-            "rainforest: \(file):8:3: warning: unknown field \"theme\" (ignored)",
-        ])
+        XCTAssertEqual(
+            outcome.stderr.split(separator: "\n"),
+            [
+                "rainforest: \(file):5:\(long.count + 89): warning: cards[1]: unknown field \"rating\" (ignored)",
+                "rainforest: \(file):6:14: warning: cards[2].name \"Jaguar\" is also cards[1]'s (both are shown)",
+                "rainforest: \(file):8:3: warning: unknown field \"theme\" (ignored)",
+            ])
         // The card of the missing photo is first, its photo area the error state with the reason.
         RainforestTestSupport.assertFirstCardShowsAnError(try ImageDecoder.decode(contentsOf: output))
     }

@@ -26,24 +26,31 @@ enum HostileImages {
         Fixture(name: "animated.gif", expected: .shows(width: 64, height: 48), folderDescription: "64 x 48 px · GIF"),
         Fixture(name: "cmyk.jpg", expected: .shows(width: 64, height: 48), folderDescription: "64 x 48 px · JPEG"),
         Fixture(name: "deep.png", expected: .shows(width: 64, height: 48), folderDescription: "64 x 48 px · PNG"),
-        Fixture(name: "empty.jpg", expected: .error("empty.jpg: not an image (unknown file signature)"),
-                folderDescription: "Not an image (the file is empty)"),
+        Fixture(
+            name: "empty.jpg", expected: .error("empty.jpg: not an image (unknown file signature)"),
+            folderDescription: "Not an image (the file is empty)"),
         Fixture(name: "grey.jpg", expected: .shows(width: 64, height: 48), folderDescription: "64 x 48 px · JPEG"),
-        Fixture(name: "huge.jpg", expected: .shows(width: 12_000, height: 12_000),
-                folderDescription: "12000 x 12000 px · JPEG"),
-        Fixture(name: "notes.jpg", expected: .error("notes.jpg: not an image (unknown file signature)"),
-                folderDescription: "Not an image (unknown file signature)"),
+        Fixture(
+            name: "huge.jpg", expected: .shows(width: 12_000, height: 12_000),
+            folderDescription: "12000 x 12000 px · JPEG"),
+        Fixture(
+            name: "notes.jpg", expected: .error("notes.jpg: not an image (unknown file signature)"),
+            folderDescription: "Not an image (unknown file signature)"),
         Fixture(name: "palette.png", expected: .shows(width: 64, height: 48), folderDescription: "64 x 48 px · PNG"),
-        Fixture(name: "panorama.png", expected: .shows(width: 20_000, height: 100),
-                folderDescription: "20000 x 100 px · PNG"),
+        Fixture(
+            name: "panorama.png", expected: .shows(width: 20_000, height: 100),
+            folderDescription: "20000 x 100 px · PNG"),
         Fixture(name: "pixel.png", expected: .shows(width: 1, height: 1), folderDescription: "1 x 1 px · PNG"),
         Fixture(name: "tall.png", expected: .shows(width: 100, height: 20_000), folderDescription: "100 x 20000 px · PNG"),
-        Fixture(name: "truncated.jpg", expected: .error("truncated.jpg: the file is truncated (JPEG data ends early)"),
-                folderDescription: "1920 x 1080 px · JPEG"),
-        Fixture(name: "truncated.png", expected: .error("truncated.png: the file is truncated (PNG data ends early)"),
-                folderDescription: "1024 x 768 px · PNG"),
-        Fixture(name: "truncated.webp", expected: .error("truncated.webp: the file is truncated (WebP data ends early)"),
-                folderDescription: "1920 x 1080 px · WebP"),
+        Fixture(
+            name: "truncated.jpg", expected: .error("truncated.jpg: the file is truncated (JPEG data ends early)"),
+            folderDescription: "1920 x 1080 px · JPEG"),
+        Fixture(
+            name: "truncated.png", expected: .error("truncated.png: the file is truncated (PNG data ends early)"),
+            folderDescription: "1024 x 768 px · PNG"),
+        Fixture(
+            name: "truncated.webp", expected: .error("truncated.webp: the file is truncated (WebP data ends early)"),
+            folderDescription: "1920 x 1080 px · WebP"),
     ]
 
     /// Files that change after their header was read (the folder listed, the card made) and
@@ -79,16 +86,17 @@ enum HostileImages {
         try Data().write(to: folder.appendingPathComponent("empty.jpg"))
         try magick(["-size", "64x48", "gradient:white-black", "-colorspace", "Gray", "-quality", "90"], path("grey.jpg"))
         try Data(uniformJPEG(width: 12_000, height: 12_000)).write(to: folder.appendingPathComponent("huge.jpg"))
-        try "a shopping list, not a photo\n".write(to: folder.appendingPathComponent("notes.jpg"), atomically: true,
-                                                     encoding: .utf8)
+        try "a shopping list, not a photo\n".write(
+            to: folder.appendingPathComponent("notes.jpg"), atomically: true,
+            encoding: .utf8)
         try magick(["-size", "64x24", "xc:none", "-size", "64x24", "xc:#00ff00", "-append"], "PNG8:" + path("palette.png"))
         // ImageMagick's policy refuses sides over 16,000 px: these two are drawn here.
         try stripes(width: 20_000, height: 100).writePNG(to: path("panorama.png"))
         try Bitmap(width: 1, height: 1, pixels: [200, 40, 40, 255]).writePNG(to: path("pixel.png"))
         try stripes(width: 100, height: 20_000).writePNG(to: path("tall.png"))
-        let jpeg = try Data(contentsOf: photos.appendingPathComponent("red-panda.jpg"))        // 1920 x 1080
-        let png = try Data(contentsOf: photos.appendingPathComponent("garden-lizard.png"))     // 1024 x 768
-        let webp = try Data(contentsOf: photos.appendingPathComponent("kingfisher.webp"))      // 1920 x 1080
+        let jpeg = try Data(contentsOf: photos.appendingPathComponent("red-panda.jpg"))  // 1920 x 1080
+        let png = try Data(contentsOf: photos.appendingPathComponent("garden-lizard.png"))  // 1024 x 768
+        let webp = try Data(contentsOf: photos.appendingPathComponent("kingfisher.webp"))  // 1920 x 1080
         try jpeg.prefix(jpeg.count / 2).write(to: folder.appendingPathComponent("truncated.jpg"))
         try png.prefix(png.count / 2).write(to: folder.appendingPathComponent("truncated.png"))
         try webp.prefix(webp.count / 2).write(to: folder.appendingPathComponent("truncated.webp"))
@@ -128,11 +136,11 @@ enum HostileImages {
     static func uniformJPEG(width: Int, height: Int) -> [UInt8] {
         func be16(_ value: Int) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xFF)] }
         var bytes: [UInt8] = [0xFF, 0xD8]
-        bytes += [0xFF, 0xDB] + be16(67) + [0] + [UInt8](repeating: 1, count: 64)                // DQT
-        bytes += [0xFF, 0xC0] + be16(11) + [8] + be16(height) + be16(width) + [1, 1, 0x11, 0]    // SOF0
+        bytes += [0xFF, 0xDB] + be16(67) + [0] + [UInt8](repeating: 1, count: 64)  // DQT
+        bytes += [0xFF, 0xC0] + be16(11) + [8] + be16(height) + be16(width) + [1, 1, 0x11, 0]  // SOF0
         let oneCode = [UInt8(1)] + [UInt8](repeating: 0, count: 15)  // one code of length 1
         bytes += [0xFF, 0xC4] + be16(2 + 2 * 18) + [0x00] + oneCode + [0x00] + [0x10] + oneCode + [0x00]  // DHT
-        bytes += [0xFF, 0xDA] + be16(8) + [1, 1, 0x00, 0, 63, 0]                                  // SOS
+        bytes += [0xFF, 0xDA] + be16(8) + [1, 1, 0x00, 0, 63, 0]  // SOS
         let blocks = ((width + 7) / 8) * ((height + 7) / 8)
         bytes += [UInt8](repeating: 0, count: (blocks * 2 + 7) / 8)
         bytes += [0xFF, 0xD9]

@@ -24,17 +24,19 @@ final class HostileImagesTests: XCTestCase {
         images = scratch.appendingPathComponent("images")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         // Made once for the class, copied for each test (the tests change some files).
-        try FileManager.default.copyItem(at: Self.fixtures.withLock { folder in
-            if let folder { return folder }
-            let made = FileManager.default.temporaryDirectory.appendingPathComponent("rainforest-hostile-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true)
-            do { try HostileImages.make(in: made) } catch {
-                try? FileManager.default.removeItem(at: made)
-                throw error
-            }
-            folder = made
-            return made
-        }, to: images)
+        try FileManager.default.copyItem(
+            at: Self.fixtures.withLock { folder in
+                if let folder { return folder }
+                let made = FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "rainforest-hostile-\(UUID().uuidString)")
+                try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true)
+                do { try HostileImages.make(in: made) } catch {
+                    try? FileManager.default.removeItem(at: made)
+                    throw error
+                }
+                folder = made
+                return made
+            }, to: images)
     }
 
     override func tearDownWithError() throws {
@@ -74,28 +76,33 @@ final class HostileImagesTests: XCTestCase {
             card.background.imageCache = backgroundCache
         }
         func decoded(_ cache: ImageCache) -> [Bitmap] { cache.keysByRecentUse.compactMap { cache.cachedBitmap(for: $0) } }
-        return Drawn(card: card, contents: card.layerIfLoaded?.contents, photoDecoded: decoded(photoCache),
-                     backgroundDecoded: decoded(backgroundCache))
+        return Drawn(
+            card: card, contents: card.layerIfLoaded?.contents, photoDecoded: decoded(photoCache),
+            backgroundDecoded: decoded(backgroundCache))
     }
 
     /// Checks a drawn card against what its file should give.
-    private static func assertCard(_ drawn: Drawn, _ expected: HostileImages.Expected, name: String, scale: CGFloat,
-                            file: StaticString = #filePath, line: UInt = #line) {
+    private static func assertCard(
+        _ drawn: Drawn, _ expected: HostileImages.Expected, name: String, scale: CGFloat,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         let card = drawn.card
         let context = "\(name) at \(scale)x"
         XCTAssertNotNil(drawn.contents, "\(context): the card is drawn", file: file, line: line)
         XCTAssertEqual(card.frame.width, 320, context, file: file, line: line)
         XCTAssertLessThanOrEqual(card.frame.height, 320 * CardDeck.maximumPhotoAspect + 300, context, file: file, line: line)
-        XCTAssertGreaterThanOrEqual(card.photo.frame.height, (320 * CardDeck.minimumPhotoAspect).rounded(.down), context,
-                                    file: file, line: line)
+        XCTAssertGreaterThanOrEqual(
+            card.photo.frame.height, (320 * CardDeck.minimumPhotoAspect).rounded(.down), context,
+            file: file, line: line)
         switch expected {
         case .shows(let width, let height):
             // The photo area's middle shows the picture (the card's own background is black;
             // the gradient over the photo is clear there).
             if let contents = drawn.contents {
                 let middle = contents.pixel(x: Int(card.photo.frame.midX * scale), y: Int(card.photo.frame.midY * scale))
-                XCTAssertGreaterThan(Int(middle.r) + Int(middle.g) + Int(middle.b), 150, "\(context): \(middle)",
-                                     file: file, line: line)
+                XCTAssertGreaterThan(
+                    Int(middle.r) + Int(middle.g) + Int(middle.b), 150, "\(context): \(middle)",
+                    file: file, line: line)
             }
             XCTAssertNil(card.photo.lastError, context, file: file, line: line)
             XCTAssertNil(card.background.lastError, context, file: file, line: line)
@@ -108,11 +115,14 @@ final class HostileImagesTests: XCTestCase {
                 let needed = ImageDecoder.fittedPixelSize(width: width, height: height, fitting: bounds)
                 // A file the bounds show little of (the panorama, the strip) is decoded as the
                 // visible crop: no more than the node's own pixels.
-                let nodePixels = (width: Int((bounds.width - 1e-6).rounded(.up)), height: Int((bounds.height - 1e-6).rounded(.up)))
+                let nodePixels = (
+                    width: Int((bounds.width - 1e-6).rounded(.up)), height: Int((bounds.height - 1e-6).rounded(.up))
+                )
                 let limit = Self.cropped.contains(name) ? nodePixels : needed
                 for bitmap in bitmaps {
                     XCTAssertLessThanOrEqual(bitmap.width, limit.width, "\(context): \(node.name ?? "")", file: file, line: line)
-                    XCTAssertLessThanOrEqual(bitmap.height, limit.height, "\(context): \(node.name ?? "")", file: file, line: line)
+                    XCTAssertLessThanOrEqual(
+                        bitmap.height, limit.height, "\(context): \(node.name ?? "")", file: file, line: line)
                 }
             }
         case .error(let text):
@@ -120,11 +130,13 @@ final class HostileImagesTests: XCTestCase {
             // box with the same words under the white description).
             if let contents = drawn.contents {
                 let textArea = contents.pixel(x: Int(160 * scale), y: Int((card.photo.frame.maxY + 200) * scale))
-                XCTAssertLessThan(Int(textArea.r) + Int(textArea.g) + Int(textArea.b), 150, "\(context): \(textArea)",
-                                  file: file, line: line)
+                XCTAssertLessThan(
+                    Int(textArea.r) + Int(textArea.g) + Int(textArea.b), 150, "\(context): \(textArea)",
+                    file: file, line: line)
                 let photoArea = contents.pixel(x: Int(4 * scale), y: Int(4 * scale))
-                XCTAssertEqual([photoArea.r, photoArea.g, photoArea.b], [217, 217, 217], "\(context): the error state's grey",
-                               file: file, line: line)
+                XCTAssertEqual(
+                    [photoArea.r, photoArea.g, photoArea.b], [217, 217, 217], "\(context): the error state's grey",
+                    file: file, line: line)
             }
             XCTAssertEqual(card.photo.lastError?.description, text, context, file: file, line: line)
             XCTAssertEqual(card.background.lastError?.description, text, context, file: file, line: line)
@@ -141,9 +153,12 @@ final class HostileImagesTests: XCTestCase {
 
     func testEveryHostileImageNamedByTheCardsFileBecomesACard() throws {
         let all = HostileImages.fixtures.map(\.name) + HostileImages.changing.map(\.name)
-        let cards = all.map { #"{"name": "\#($0)", "image": "images/\#($0)", "description": "A hostile file.", "credit": "test"}"# }
-        try #"{"cards": [\#(cards.joined(separator: ",\n"))]}"#.write(to: scratch.appendingPathComponent("cards.json"),
-                                                                      atomically: true, encoding: .utf8)
+        let cards = all.map {
+            #"{"name": "\#($0)", "image": "images/\#($0)", "description": "A hostile file.", "credit": "test"}"#
+        }
+        try #"{"cards": [\#(cards.joined(separator: ",\n"))]}"#.write(
+            to: scratch.appendingPathComponent("cards.json"),
+            atomically: true, encoding: .utf8)
         let resources = Resources(root: scratch)
         let deck = try CardDeck.load(resources: resources, itemCount: nil)
         XCTAssertEqual(deck.entries.count, all.count)
@@ -202,8 +217,10 @@ final class HostileImagesTests: XCTestCase {
     func testAHostileFolderScrollsToItsEndInTheViewer() throws {
         let images: URL = images
         try MainActor.assumeIsolated {
-            let options = try CollectionOptions.parse(["--resources", HostileImages.packageRoot.appendingPathComponent("Resources").path,
-                                                       "--images", images.path, "--size", "700x600"])
+            let options = try CollectionOptions.parse([
+                "--resources", HostileImages.packageRoot.appendingPathComponent("Resources").path,
+                "--images", images.path, "--size", "700x600",
+            ])
             let session = try Session(collection: options, headless: true)
             defer { session.app.close() }
             let app = session.app, viewer = session.viewer
@@ -270,8 +287,10 @@ final class HostileImagesTests: XCTestCase {
         XCTAssertEqual(listed.last, "photo-5000.png")
 
         try MainActor.assumeIsolated {
-            let options = try CollectionOptions.parse(["--resources", HostileImages.packageRoot.appendingPathComponent("Resources").path,
-                                                       "--images", folder.path, "--size", "700x600"])
+            let options = try CollectionOptions.parse([
+                "--resources", HostileImages.packageRoot.appendingPathComponent("Resources").path,
+                "--images", folder.path, "--size", "700x600",
+            ])
             let session = try Session(collection: options, headless: true)
             defer { session.app.close() }
             let app = session.app, viewer = session.viewer, source = viewer.source

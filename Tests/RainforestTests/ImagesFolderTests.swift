@@ -15,8 +15,10 @@ final class ImagesFolderTests: XCTestCase {
     static let images = packageRoot.appendingPathComponent("Resources/images")
 
     /// The files the folder shows, in the order it shows them.
-    static let shown = ["cut-short.jpg", "dangling.jpg", "empty.png", "half.jpg", "img2.png", "img10.jpg",
-                        "Lizard_On_A__Wall.webp", "notes.jpg"]
+    static let shown = [
+        "cut-short.jpg", "dangling.jpg", "empty.png", "half.jpg", "img2.png", "img10.jpg",
+        "Lizard_On_A__Wall.webp", "notes.jpg",
+    ]
 
     private var scratch: URL!
     private var folder: URL!
@@ -28,15 +30,18 @@ final class ImagesFolderTests: XCTestCase {
         try files.createDirectory(at: folder.appendingPathComponent("Holiday"), withIntermediateDirectories: true)
         let jpeg = try Data(contentsOf: Self.images.appendingPathComponent("red-panda.jpg"))  // 1920 x 1080
         try jpeg.write(to: folder.appendingPathComponent("img10.jpg"))
-        try jpeg.prefix(100).write(to: folder.appendingPathComponent("cut-short.jpg"))     // before the frame header
-        try jpeg.prefix(20_000).write(to: folder.appendingPathComponent("half.jpg"))       // after it
-        try files.copyItem(at: Self.images.appendingPathComponent("jaguar.webp"),          // 1024 x 683
-                           to: folder.appendingPathComponent("Lizard_On_A__Wall.webp"))
+        try jpeg.prefix(100).write(to: folder.appendingPathComponent("cut-short.jpg"))  // before the frame header
+        try jpeg.prefix(20_000).write(to: folder.appendingPathComponent("half.jpg"))  // after it
+        try files.copyItem(
+            at: Self.images.appendingPathComponent("jaguar.webp"),  // 1024 x 683
+            to: folder.appendingPathComponent("Lizard_On_A__Wall.webp"))
         try Self.gradient(width: 40, height: 30).writePNG(to: folder.appendingPathComponent("img2.png").path)
-        try "a shopping list, not a photo\n".write(to: folder.appendingPathComponent("notes.jpg"), atomically: true, encoding: .utf8)
+        try "a shopping list, not a photo\n".write(
+            to: folder.appendingPathComponent("notes.jpg"), atomically: true, encoding: .utf8)
         try Data().write(to: folder.appendingPathComponent("empty.png"))
-        try files.createSymbolicLink(atPath: folder.appendingPathComponent("dangling.jpg").path,
-                                     withDestinationPath: scratch.appendingPathComponent("gone.jpg").path)
+        try files.createSymbolicLink(
+            atPath: folder.appendingPathComponent("dangling.jpg").path,
+            withDestinationPath: scratch.appendingPathComponent("gone.jpg").path)
         try jpeg.write(to: folder.appendingPathComponent(".hidden.jpg"))
         try jpeg.write(to: folder.appendingPathComponent("Holiday/beach.jpg"))
     }
@@ -62,8 +67,11 @@ final class ImagesFolderTests: XCTestCase {
 
     func testAnImageBecomesACardNamedAfterItsFileWithItsSizeAndFormat() throws {
         let jpeg = ImageFolder.item(forFile: "img10.jpg", in: folder)
-        XCTAssertEqual(jpeg.entry.card, Card(name: "img10", image: "img10.jpg", description: "1920 x 1080 px · JPEG",
-                                             credit: "img10.jpg"))
+        XCTAssertEqual(
+            jpeg.entry.card,
+            Card(
+                name: "img10", image: "img10.jpg", description: "1920 x 1080 px · JPEG",
+                credit: "img10.jpg"))
         XCTAssertEqual(try jpeg.entry.imageSize.get(), CGSize(width: 1920, height: 1080))
         XCTAssertEqual(jpeg.imagePath, folder.appendingPathComponent("img10.jpg").path)
 
@@ -109,11 +117,13 @@ final class ImagesFolderTests: XCTestCase {
         close(descriptor)
         let listed = try ImageFolder.list(URL(fileURLWithPath: latin1))
         XCTAssertEqual(listed, ["caf\u{FFFD}.jpg"])
-        XCTAssertEqual(ImageFolder.item(forFile: listed[0], in: URL(fileURLWithPath: latin1)).entry.card.description,
-                       "Cannot read (the file's name is not UTF-8)")
+        XCTAssertEqual(
+            ImageFolder.item(forFile: listed[0], in: URL(fileURLWithPath: latin1)).entry.card.description,
+            "Cannot read (the file's name is not UTF-8)")
         // Error cards take the fallback aspect, like any card whose photo cannot be read.
-        XCTAssertEqual(CardDeck.cardHeight(imageSize: try? ImageFolder.item(forFile: "notes.jpg", in: folder).entry.imageSize.get()),
-                       240 + 300)
+        XCTAssertEqual(
+            CardDeck.cardHeight(imageSize: try? ImageFolder.item(forFile: "notes.jpg", in: folder).entry.imageSize.get()),
+            240 + 300)
     }
 
     func testOverlappingLoadsShowEveryFileOnceInOrder() throws {
@@ -164,8 +174,10 @@ final class ImagesFolderTests: XCTestCase {
         let folder: URL = folder
         try MainActor.assumeIsolated {
             let resources = Self.packageRoot.appendingPathComponent("Resources").path
-            let options = try CollectionOptions.parse(["--resources", resources, "--images", folder.path,
-                                                       "--page-size", "2", "--size", "340x300"])
+            let options = try CollectionOptions.parse([
+                "--resources", resources, "--images", folder.path,
+                "--page-size", "2", "--size", "340x300",
+            ])
             let session = try Session(collection: options, headless: true)
             defer { session.app.close() }
             let app = session.app, viewer = session.viewer, source = viewer.source
@@ -185,8 +197,11 @@ final class ImagesFolderTests: XCTestCase {
             let first = try XCTUnwrap(viewer.card(at: 0))
             XCTAssertEqual(first.name, "cut-short")
             // An error card's photo is the file, drawn as the image node's error state.
-            XCTAssertEqual(first.photo.lastError, .truncated(path: folder.appendingPathComponent("cut-short.jpg").path,
-                                                             format: .jpeg))
+            XCTAssertEqual(
+                first.photo.lastError,
+                .truncated(
+                    path: folder.appendingPathComponent("cut-short.jpg").path,
+                    format: .jpeg))
 
             // Scrolling to the end loads a page at a time, up to every file.
             var seen: [Int] = [viewer.itemCount]
@@ -205,8 +220,9 @@ final class ImagesFolderTests: XCTestCase {
             XCTAssertFalse(viewer.collection.batchContext.isFetching)
             XCTAssertEqual(source.statusLine, "My photos: 8 files")
             XCTAssertEqual(viewer.card(at: 7)?.name, "notes")
-            XCTAssertEqual(viewer.card(at: 7)?.photo.lastError,
-                           .notAnImage(path: folder.appendingPathComponent("notes.jpg").path))
+            XCTAssertEqual(
+                viewer.card(at: 7)?.photo.lastError,
+                .notAnImage(path: folder.appendingPathComponent("notes.jpg").path))
         }
     }
 
@@ -230,8 +246,9 @@ final class ImagesFolderTests: XCTestCase {
 
     func testScreenshotOfAFolderWritesAPNGWithItsCards() throws {
         let file = scratch.appendingPathComponent("folder.png").path
-        let outcome = try run(["screenshot", "--images", folder.path, "--output", file, "--size", "700x600"]
-                              + CommandLineTests.patience)
+        let outcome = try run(
+            ["screenshot", "--images", folder.path, "--output", file, "--size", "700x600"]
+                + CommandLineTests.patience)
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         XCTAssertTrue(outcome.stdout.contains("wrote"), outcome.stdout)
         try GraphicsLibrary.initialize()
@@ -245,8 +262,11 @@ final class ImagesFolderTests: XCTestCase {
 
     func testBenchScrollsAFolder() throws {
         let json = scratch.appendingPathComponent("bench.json").path
-        let outcome = try run(["bench", "--images", folder.path, "--duration", "0.3", "--speed", "2000",
-                               "--size", "800x600", "--json", json] + CommandLineTests.patience)
+        let outcome = try run(
+            [
+                "bench", "--images", folder.path, "--duration", "0.3", "--speed", "2000",
+                "--size", "800x600", "--json", json,
+            ] + CommandLineTests.patience)
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         XCTAssertTrue(outcome.stdout.contains("the files in \(folder.path)"), outcome.stdout)
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
@@ -259,8 +279,14 @@ final class ImagesFolderTests: XCTestCase {
         let empty = scratch.appendingPathComponent("nothing")
         try FileManager.default.createDirectory(at: empty.appendingPathComponent("sub"), withIntermediateDirectories: true)
         let cases: [([String], [String])] = [
-            (["screenshot", "--output", output, "--images", "/nonexistent/photos"], ["--images /nonexistent/photos", "no such folder"]),
-            (["screenshot", "--output", output, "--images", folder.appendingPathComponent("img2.png").path], ["img2.png", "not a folder"]),
+            (
+                ["screenshot", "--output", output, "--images", "/nonexistent/photos"],
+                ["--images /nonexistent/photos", "no such folder"]
+            ),
+            (
+                ["screenshot", "--output", output, "--images", folder.appendingPathComponent("img2.png").path],
+                ["img2.png", "not a folder"]
+            ),
             (["run", "--images", empty.path], ["--images \(empty.path)", "no files in it"]),
             (["bench", "--images", "/nonexistent/photos"], ["--images /nonexistent/photos", "no such folder"]),
             (["screenshot", "--output", output, "--images", folder.path, "--cards", "10"], ["--cards", "--images"]),

@@ -32,8 +32,9 @@ final class JSONDocumentTests: XCTestCase {
             let node = try JSONDocument.parse(bytes)
             XCTFail("expected \"\(message)\", but parsed \(node)", file: file, line: testLine)
         } catch {
-            XCTAssertEqual(error, JSONSyntaxError(line: line, column: column, message: message),
-                           file: file, line: testLine)
+            XCTAssertEqual(
+                error, JSONSyntaxError(line: line, column: column, message: message),
+                file: file, line: testLine)
         }
     }
 
@@ -134,18 +135,23 @@ final class JSONDocumentTests: XCTestCase {
         XCTAssertEqual([top[0].keyLine, top[0].keyColumn], [2, 3])
         XCTAssertEqual([top[0].value.line, top[0].value.column], [2, 8])
         let array = elements(top[0].value)
-        XCTAssertEqual(array, [
-            JSONNode(value: .number(1), line: 2, column: 9),
-            JSONNode(value: .bool(true), line: 2, column: 12),
-            JSONNode(value: .null, line: 3, column: 5),
-        ])
+        XCTAssertEqual(
+            array,
+            [
+                JSONNode(value: .number(1), line: 2, column: 9),
+                JSONNode(value: .bool(true), line: 2, column: 12),
+                JSONNode(value: .null, line: 3, column: 5),
+            ])
 
         XCTAssertEqual([top[1].keyLine, top[1].keyColumn], [4, 3])
         XCTAssertEqual([top[1].value.line, top[1].value.column], [4, 9])
-        XCTAssertEqual(members(top[1].value), [
-            JSONNode.Member(key: "c", keyLine: 4, keyColumn: 10,
-                            value: JSONNode(value: .string("d"), line: 4, column: 15)),
-        ])
+        XCTAssertEqual(
+            members(top[1].value),
+            [
+                JSONNode.Member(
+                    key: "c", keyLine: 4, keyColumn: 10,
+                    value: JSONNode(value: .string("d"), line: 4, column: 15))
+            ])
     }
 
     func testLeadingAndTrailingWhitespace() {
@@ -156,12 +162,16 @@ final class JSONDocumentTests: XCTestCase {
         // é and ü are two bytes, 😀 is four, but each is one column.
         let root = parse("{\"é\": \"ü😀\", \"k\": 1}")
         let top = members(root)
-        XCTAssertEqual(top, [
-            JSONNode.Member(key: "é", keyLine: 1, keyColumn: 2,
-                            value: JSONNode(value: .string("ü😀"), line: 1, column: 7)),
-            JSONNode.Member(key: "k", keyLine: 1, keyColumn: 13,
-                            value: JSONNode(value: .number(1), line: 1, column: 18)),
-        ])
+        XCTAssertEqual(
+            top,
+            [
+                JSONNode.Member(
+                    key: "é", keyLine: 1, keyColumn: 2,
+                    value: JSONNode(value: .string("ü😀"), line: 1, column: 7)),
+                JSONNode.Member(
+                    key: "k", keyLine: 1, keyColumn: 13,
+                    value: JSONNode(value: .number(1), line: 1, column: 18)),
+            ])
 
         // A decomposed "é" is two scalars, so two columns.
         let decomposed = elements(parse("[\"e\u{301}\", 1]"))
@@ -317,8 +327,9 @@ final class JSONDocumentTests: XCTestCase {
 
     func testInvalidUTF8() {
         // Inside a string, after a plain prefix.
-        assertError([UInt8]("[\"ok\", \"a".utf8) + [0xFF] + [UInt8]("b\"]".utf8),
-                    line: 1, column: 10, "invalid UTF-8")
+        assertError(
+            [UInt8]("[\"ok\", \"a".utf8) + [0xFF] + [UInt8]("b\"]".utf8),
+            line: 1, column: 10, "invalid UTF-8")
         // A stray continuation byte after a two-byte character.
         assertError([0x22] + [UInt8]("é".utf8) + [0x80, 0x22], line: 1, column: 3, "invalid UTF-8")
         // Overlong encoding of "/".
@@ -338,8 +349,9 @@ final class JSONDocumentTests: XCTestCase {
     }
 
     func testSyntaxErrorDescription() {
-        XCTAssertEqual(JSONSyntaxError(line: 3, column: 7, message: "unterminated string").description,
-                       "3:7: unterminated string")
+        XCTAssertEqual(
+            JSONSyntaxError(line: 3, column: 7, message: "unterminated string").description,
+            "3:7: unterminated string")
     }
 
     // MARK: Byte order mark
@@ -349,14 +361,17 @@ final class JSONDocumentTests: XCTestCase {
         let root = parse(bom + Array("{\"a\": 1}".utf8))
         XCTAssertEqual(root?.line, 1)
         XCTAssertEqual(root?.column, 1)
-        XCTAssertEqual(members(root), [
-            JSONNode.Member(key: "a", keyLine: 1, keyColumn: 2, value: JSONNode(value: .number(1), line: 1, column: 7)),
-        ])
+        XCTAssertEqual(
+            members(root),
+            [
+                JSONNode.Member(key: "a", keyLine: 1, keyColumn: 2, value: JSONNode(value: .number(1), line: 1, column: 7))
+            ])
         assertError(bom + Array("[1,]".utf8), line: 1, column: 3, "trailing comma is not allowed")
         assertError(bom, line: 1, column: 1, "unexpected end of file")
         // Only a leading one: elsewhere it is an ordinary (unexpected) character.
-        assertError(Array("[1, ".utf8) + bom + Array("2]".utf8), line: 1, column: 5,
-                    "unexpected character '\u{FEFF}' (U+FEFF)")
+        assertError(
+            Array("[1, ".utf8) + bom + Array("2]".utf8), line: 1, column: 5,
+            "unexpected character '\u{FEFF}' (U+FEFF)")
         assertError(bom + bom + Array("1".utf8), line: 1, column: 1, "unexpected character '\u{FEFF}' (U+FEFF)")
     }
 
@@ -376,10 +391,12 @@ final class JSONDocumentTests: XCTestCase {
     }
 
     func testNestingDeeperThan512LevelsIsAnError() {
-        assertError(String(repeating: "[", count: 513) + String(repeating: "]", count: 513),
-                    line: 1, column: 513, "nesting deeper than 512 levels")
-        assertError(String(repeating: "{\"a\":", count: 600), line: 1, column: 512 * 5 + 1,
-                    "nesting deeper than 512 levels")
+        assertError(
+            String(repeating: "[", count: 513) + String(repeating: "]", count: 513),
+            line: 1, column: 513, "nesting deeper than 512 levels")
+        assertError(
+            String(repeating: "{\"a\":", count: 600), line: 1, column: 512 * 5 + 1,
+            "nesting deeper than 512 levels")
         // Far deeper input fails the same way instead of exhausting the stack.
         assertError(String(repeating: "[", count: 1_000_000), line: 1, column: 513, "nesting deeper than 512 levels")
     }

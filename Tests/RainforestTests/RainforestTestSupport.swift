@@ -22,8 +22,10 @@ enum RainforestTestSupport {
     /// and displayed now at `scale` (the display scheduler installed on a loop of its own;
     /// callers uninstall it). `configure` runs before the layout.
     @MainActor
-    static func displayedCard(_ entry: CardDeck.Entry, imagePath: String, scale: CGFloat,
-                              configure: (CardNode) -> Void = { _ in }) -> CardNode {
+    static func displayedCard(
+        _ entry: CardDeck.Entry, imagePath: String, scale: CGFloat,
+        configure: (CardNode) -> Void = { _ in }
+    ) -> CardNode {
         DisplayScheduler.shared.install(on: FrameLoop(), scale: scale)
         let card = CardNode(index: 0, entry: entry, imagePath: imagePath, scale: scale)
         configure(card)
@@ -37,15 +39,19 @@ enum RainforestTestSupport {
     /// written on it in dark grey.
     static func assertFirstCardShowsAnError(_ shot: Bitmap, file: StaticString = #filePath, line: UInt = #line) {
         let photoRows = 20..<240
-        let errorFill = photoRows.filter { y in (35..<335).contains { x in
-            let p = shot.pixel(x: x, y: y)
-            return p.r == 217 && p.g == 217 && p.b == 217
-        } }.count
+        let errorFill = photoRows.filter { y in
+            (35..<335).contains { x in
+                let p = shot.pixel(x: x, y: y)
+                return p.r == 217 && p.g == 217 && p.b == 217
+            }
+        }.count
         XCTAssertGreaterThan(errorFill, 100, "the error state's grey", file: file, line: line)
-        let inked = photoRows.filter { y in (35..<335).contains { x in
-            let p = shot.pixel(x: x, y: y)
-            return p.r < 120 && p.g < 120 && p.b < 120
-        } }.count
+        let inked = photoRows.filter { y in
+            (35..<335).contains { x in
+                let p = shot.pixel(x: x, y: y)
+                return p.r < 120 && p.g < 120 && p.b < 120
+            }
+        }.count
         XCTAssertGreaterThan(inked, 8, "the reason, written on it", file: file, line: line)
     }
 }

@@ -14,8 +14,10 @@ final class ShutdownAndFailureTests: XCTestCase {
 
     /// Runs `rainforest run` without a display server (`CommandLineTests.runBinary` clears
     /// DISPLAY and WAYLAND_DISPLAY) and checks the one line it ends with.
-    private func assertCannotOpenAWindow(environment: [String: String], mentioning needles: [String],
-                                         file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertCannotOpenAWindow(
+        environment: [String: String], mentioning needles: [String],
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let outcome = try CommandLineTests.runBinary(["run", "--cards", "2"], environment: environment)
         XCTAssertEqual(outcome.status, 1, outcome.stderr, file: file, line: line)
         let lines = outcome.stderr.split(separator: "\n")
@@ -32,23 +34,31 @@ final class ShutdownAndFailureTests: XCTestCase {
     }
 
     func testADisplayWithNoServerIsNamed() throws {
-        try assertCannotOpenAWindow(environment: ["DISPLAY": ":4077"],
-                                    mentioning: ["no display server answers at DISPLAY=:4077"])
+        try assertCannotOpenAWindow(
+            environment: ["DISPLAY": ":4077"],
+            mentioning: ["no display server answers at DISPLAY=:4077"])
     }
 
     func testAVideoDriverThatDoesNotExistIsNamed() throws {
-        try assertCannotOpenAWindow(environment: ["SDL_VIDEODRIVER": "nonexistent"],
-                                    mentioning: ["SDL_VIDEODRIVER=nonexistent", "nonexistent not available"])
+        try assertCannotOpenAWindow(
+            environment: ["SDL_VIDEODRIVER": "nonexistent"],
+            mentioning: ["SDL_VIDEODRIVER=nonexistent", "nonexistent not available"])
     }
 
     func testTheMessagesForEachCase() {
         let failure = Application.startFailure
-        XCTAssertEqual(failure("x11 not available", false, [:]),
-                       "cannot open a window: no display server (DISPLAY and WAYLAND_DISPLAY are not set; x11 not available); set one, or use the screenshot and bench commands, which need no display")
-        XCTAssertEqual(failure("x11 not available", false, ["DISPLAY": ":9", "WAYLAND_DISPLAY": "wayland-1"]),
-                       "cannot open a window: no display server answers at WAYLAND_DISPLAY=wayland-1 or DISPLAY=:9 (x11 not available); start one or point there, or use the screenshot and bench commands, which need no display")
-        XCTAssertEqual(failure("bogus not available", false, ["SDL_VIDEODRIVER": "bogus", "DISPLAY": ":0"]),
-                       "cannot open a window with SDL_VIDEODRIVER=bogus (bogus not available); unset it or name a driver that works here, or use the screenshot and bench commands, which need no display")
+        XCTAssertEqual(
+            failure("x11 not available", false, [:]),
+            "cannot open a window: no display server (DISPLAY and WAYLAND_DISPLAY are not set; x11 not available); set one, or use the screenshot and bench commands, which need no display"
+        )
+        XCTAssertEqual(
+            failure("x11 not available", false, ["DISPLAY": ":9", "WAYLAND_DISPLAY": "wayland-1"]),
+            "cannot open a window: no display server answers at WAYLAND_DISPLAY=wayland-1 or DISPLAY=:9 (x11 not available); start one or point there, or use the screenshot and bench commands, which need no display"
+        )
+        XCTAssertEqual(
+            failure("bogus not available", false, ["SDL_VIDEODRIVER": "bogus", "DISPLAY": ":0"]),
+            "cannot open a window with SDL_VIDEODRIVER=bogus (bogus not available); unset it or name a driver that works here, or use the screenshot and bench commands, which need no display"
+        )
         XCTAssertEqual(failure("no EGL", true, ["DISPLAY": ":0"]), "cannot start SDL's headless video driver: no EGL")
     }
 
@@ -63,8 +73,10 @@ final class ShutdownAndFailureTests: XCTestCase {
         let jpeg = try Data(contentsOf: HostileImages.photos.appendingPathComponent("red-panda.jpg"))
         for number in 1...60 { try jpeg.write(to: folder.appendingPathComponent("photo-\(number).jpg")) }
         try MainActor.assumeIsolated {
-            let options = try CollectionOptions.parse(["--resources", HostileImages.packageRoot.appendingPathComponent("Resources").path,
-                                                       "--images", folder.path, "--size", "1280x800"])
+            let options = try CollectionOptions.parse([
+                "--resources", HostileImages.packageRoot.appendingPathComponent("Resources").path,
+                "--images", folder.path, "--size", "1280x800",
+            ])
             let session = try Session(collection: options, headless: true)
             let app = session.app, viewer = session.viewer
             let queue = DisplayQueue.shared

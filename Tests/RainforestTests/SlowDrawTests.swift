@@ -36,11 +36,13 @@ final class SlowDrawTests: XCTestCase {
             result.withLock { $0 = .some(value) }
             second.signal()
         }.start()
-        XCTAssertTrue(HangGuard.wait(until: { polls.load(ordering: .acquiring) > 0 }),
-                      "the second display never started")
+        XCTAssertTrue(
+            HangGuard.wait(until: { polls.load(ordering: .acquiring) > 0 }),
+            "the second display never started")
         cancelled.store(true, ordering: .releasing)
-        XCTAssertEqual(second.wait(timeout: HangGuard.deadline), .success,
-                       "a cancelled display stops waiting for the turn")
+        XCTAssertEqual(
+            second.wait(timeout: HangGuard.deadline), .success,
+            "a cancelled display stops waiting for the turn")
         XCTAssertEqual(result.withLock { $0 }, .some(nil))
         release.signal()
         XCTAssertEqual(finished.wait(timeout: HangGuard.deadline), .success)

@@ -8,12 +8,15 @@ import XCTest
 /// The soak's verdict and a short soak through the binary.
 final class SoakTests: XCTestCase {
     private func minute(_ n: Int, rss: Double, textures: Double) -> SoakMinute {
-        SoakMinute(minute: n, frames: 3600, droppedFrames: 0, actions: 80, rssMB: rss, steadyTextureMB: textures, imageCacheMB: 10)
+        SoakMinute(
+            minute: n, frames: 3600, droppedFrames: 0, actions: 80, rssMB: rss, steadyTextureMB: textures, imageCacheMB: 10)
     }
 
     func testTheVerdictMeasuresGrowthAfterTheFirstMinuteAndTheTexturesAtRest() {
         // 200 -> peak 209 after the first minute: +4.5%, under 5%; textures 4.8-5.0: 4% apart.
-        let good = SoakVerdict([minute(1, rss: 200, textures: 4.8), minute(2, rss: 209, textures: 5.0), minute(3, rss: 205, textures: 4.9)])
+        let good = SoakVerdict([
+            minute(1, rss: 200, textures: 4.8), minute(2, rss: 209, textures: 5.0), minute(3, rss: 205, textures: 4.9),
+        ])
         XCTAssertTrue(good.passed, good.summary)
         XCTAssertEqual(good.rssGrowth!, 0.045, accuracy: 1e-9)
         XCTAssertEqual(good.textureSpread, 0.04, accuracy: 1e-9)
@@ -33,8 +36,9 @@ final class SoakTests: XCTestCase {
         let modes = tour.map(\.mode)
         for mainThread in [false, true] {
             for popcorn in [false, true] {
-                XCTAssertTrue(modes.contains { $0.mainThread == mainThread && $0.popcorn == popcorn },
-                              "main-thread \(mainThread), popcorn \(popcorn)")
+                XCTAssertTrue(
+                    modes.contains { $0.mainThread == mainThread && $0.popcorn == popcorn },
+                    "main-thread \(mainThread), popcorn \(popcorn)")
             }
         }
         XCTAssertTrue(modes.contains { $0.slowDraw })
@@ -55,8 +59,11 @@ final class SoakTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: folder) }
         let json = folder.appendingPathComponent("soak.json").path
         // Two short "minutes" of 6 s each would take 12 s; 0.1 min is one minute of 6 s.
-        let outcome = try CommandLineTests.runBinary(["soak", "--minutes", "0.1", "--seed", "5", "--cards", "200",
-                                                      "--size", "800x600", "--json", json] + CommandLineTests.patience)
+        let outcome = try CommandLineTests.runBinary(
+            [
+                "soak", "--minutes", "0.1", "--seed", "5", "--cards", "200",
+                "--size", "800x600", "--json", json,
+            ] + CommandLineTests.patience)
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         XCTAssertTrue(outcome.stdout.contains("seed 5"), outcome.stdout)
         XCTAssertTrue(outcome.stdout.contains("minute 1:"), outcome.stdout)
@@ -93,8 +100,9 @@ final class SoakTests: XCTestCase {
             }
         } else {
             // The binary is built as these tests are: a sanitizer's runtime is in both or neither.
-            XCTAssertTrue(dlsym(nil, "__asan_init") != nil || dlsym(nil, "__tsan_init") != nil,
-                          "the heap figure is missing without a sanitizer")
+            XCTAssertTrue(
+                dlsym(nil, "__asan_init") != nil || dlsym(nil, "__tsan_init") != nil,
+                "the heap figure is missing without a sanitizer")
         }
         XCTAssertLessThanOrEqual(anonymous + files, rss + 1)
         // The trims that ended in the minute, and the longest: a time when there were some.
@@ -104,9 +112,12 @@ final class SoakTests: XCTestCase {
     }
 
     func testTheEnvironmentsChoiceOfLlvmpipeThreadsIsKept() throws {
-        let outcome = try CommandLineTests.runBinary(["soak", "--minutes", "0.05", "--seed", "5", "--cards", "50",
-                                                      "--size", "400x300"] + CommandLineTests.patience,
-                                                     environment: ["LP_NUM_THREADS": "1"])
+        let outcome = try CommandLineTests.runBinary(
+            [
+                "soak", "--minutes", "0.05", "--seed", "5", "--cards", "50",
+                "--size", "400x300",
+            ] + CommandLineTests.patience,
+            environment: ["LP_NUM_THREADS": "1"])
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         let header = outcome.stdout.split(separator: "\n").first.map(String.init) ?? ""
         guard header.contains("llvmpipe") else { throw XCTSkip("the renderer is not Mesa's llvmpipe: \(header)") }

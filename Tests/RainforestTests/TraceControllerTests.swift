@@ -6,8 +6,9 @@ import XCTest
 final class TraceControllerTests: XCTestCase {
     func testTheFileIsNamedAfterTheStartInLocalTime() {
         let date = Date(timeIntervalSince1970: 1_700_000_000)  // 2023-11-14 22:13:20 UTC
-        XCTAssertEqual(TraceController.fileName(for: date, timeZone: TimeZone(identifier: "UTC")!),
-                       "rainforest-trace-20231114-221320.json")
+        XCTAssertEqual(
+            TraceController.fileName(for: date, timeZone: TimeZone(identifier: "UTC")!),
+            "rainforest-trace-20231114-221320.json")
     }
 
     func testTheDirectoryComesFromTheEnvironmentElseTheCurrentOne() {

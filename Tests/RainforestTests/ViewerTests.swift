@@ -52,8 +52,10 @@ final class ViewerTests: XCTestCase {
 
     func testTheCollectionGrowsByPagesUpToTheCardsAsked() throws {
         try MainActor.assumeIsolated {
-            let options = try CollectionOptions.parse(["--resources", Self.resources, "--size", "700x500",
-                                                       "--cards", "45", "--page-size", "20"])
+            let options = try CollectionOptions.parse([
+                "--resources", Self.resources, "--size", "700x500",
+                "--cards", "45", "--page-size", "20",
+            ])
             let session = try Session(collection: options, headless: true)
             defer { session.app.close() }
             let app = session.app, viewer = session.viewer
@@ -93,7 +95,8 @@ final class ViewerTests: XCTestCase {
 
     func testFavouritesAreRememberedAcrossRunsAndAClickSelectsACard() throws {
         try MainActor.assumeIsolated {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rainforest-favourites-\(UUID().uuidString)")
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "rainforest-favourites-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: folder) }
             let store = FavouritesStore.standard(environment: ["XDG_CONFIG_HOME": folder.path])
             XCTAssertEqual(store.url.path, folder.path + "/rainforest/favourites.json")
@@ -141,7 +144,8 @@ final class ViewerTests: XCTestCase {
 
     func testTheModesShareTheCardCodeAndSwitchLive() throws {
         try MainActor.assumeIsolated {
-            XCTAssertEqual(try ViewerMode.parse("sync,popcorn,no-fade"), ViewerMode(mainThread: true, popcorn: true, fadesIn: false))
+            XCTAssertEqual(
+                try ViewerMode.parse("sync,popcorn,no-fade"), ViewerMode(mainThread: true, popcorn: true, fadesIn: false))
             XCTAssertThrowsError(try ViewerMode.parse("turbo"))
             let options = try CollectionOptions.parse(["--resources", Self.resources, "--size", "700x500"])
             let session = try Session(collection: options, headless: true)

@@ -119,7 +119,8 @@ final class WindowTests: XCTestCase {
             // of the thread that started it hears of the exit (make test-asan found it leaked).
             app.waitUntilExit()
         }
-        let window = try shell("timeout", ["\(Int(HangGuard.seconds))", "xdotool", "search", "--sync", "--class", "rainforest"])
+        let window =
+            try shell("timeout", ["\(Int(HangGuard.seconds))", "xdotool", "search", "--sync", "--class", "rainforest"])
             .split(separator: "\n").first.map(String.init) ?? ""
         XCTAssertFalse(window.isEmpty, "the window appeared")
         try body(window)

@@ -122,9 +122,12 @@ extension CollectionNode {
         let delegate = self.delegate, leading = leadingScreensForBatching
         let height = dataController.model.withLock { $0.layout.contentHeight }
         guard let delegate, !dataController.model.withLock({ $0.needsReloadData }) else { return }
-        guard BatchFetching.shouldFetch(context: batchContext, direction: scrollDirection, viewport: visibleContentRect,
-                                        contentHeight: height, leadingScreens: leading, isVisible: isNodeLoaded),
-              delegate.shouldBatchFetch(for: self) else { return }
+        guard
+            BatchFetching.shouldFetch(
+                context: batchContext, direction: scrollDirection, viewport: visibleContentRect,
+                contentHeight: height, leadingScreens: leading, isVisible: isNodeLoaded),
+            delegate.shouldBatchFetch(for: self)
+        else { return }
         batchContext.beginBatchFetching()
         let context = batchContext
         DispatchQueue.global(qos: .userInitiated).async { [self] in

@@ -99,7 +99,9 @@ package final class CollectionDataController: Sendable {
             m.needsLayout = true
             return oldCount
         }
-        for (offset, item) in removed.enumerated() { collection.rangeController.release(item, at: count + offset, in: collection) }
+        for (offset, item) in removed.enumerated() {
+            collection.rangeController.release(item, at: count + offset, in: collection)
+        }
         // Estimates for every item: the new ones have none, and reloaded ones may change.
         for index in 0..<count where index >= oldCount || !model.withLock({ $0.items[index].isMeasured }) {
             estimateSize(of: index, dataSource: dataSource, width: width, in: collection)
@@ -122,9 +124,11 @@ package final class CollectionDataController: Sendable {
         let deletions = Set(changes.deletions), insertions = Set(changes.insertions)
         let reloads = Set(changes.reloads).subtracting(deletions)
         guard deletions.allSatisfy({ (0..<oldCount).contains($0) }), reloads.allSatisfy({ (0..<oldCount).contains($0) }),
-              insertions.allSatisfy({ (0..<newCount).contains($0) }),
-              oldCount - deletions.count + insertions.count == newCount else {
-            Log.collection.warning("""
+            insertions.allSatisfy({ (0..<newCount).contains($0) }),
+            oldCount - deletions.count + insertions.count == newCount
+        else {
+            Log.collection.warning(
+                """
                 invalid batch update (\(oldCount) items, -\(deletions.count) +\(insertions.count) \
                 does not give \(newCount), or an index is out of range); reloading the data instead
                 """)
@@ -172,15 +176,18 @@ package final class CollectionDataController: Sendable {
         collection.rangeController.moveAnnouncements(newIndexOfOld: newIndexOfOld)
         for (item, index) in removed { collection.rangeController.release(item, at: index, in: collection) }
         for index in insertions.sorted() { estimateSize(of: index, dataSource: dataSource, width: width, in: collection) }
-        relayout(keeping: anchor.map { a in newAnchorIndex.map { CollectionAnchor(index: $0, distance: a.distance) } } ?? nil,
-                 in: collection)
+        relayout(
+            keeping: anchor.map { a in newAnchorIndex.map { CollectionAnchor(index: $0, distance: a.distance) } } ?? nil,
+            in: collection)
         collection.requestFrame()
         collection.rangeController.deliverAnnouncements(in: collection)
     }
 
     @MainActor
-    private func estimateSize(of index: Int, dataSource: any CollectionDataSource, width: CGFloat,
-                              in collection: CollectionNode) {
+    private func estimateSize(
+        of index: Int, dataSource: any CollectionDataSource, width: CGFloat,
+        in collection: CollectionNode
+    ) {
         let range = model.withLock { $0.layoutObject.sizeRange(forItemAt: index, collectionWidth: width) }
         let size = dataSource.collectionNode(collection, estimatedSizeForItemAt: index, in: range)
         model.withLock { m in
@@ -270,8 +277,10 @@ package final class CollectionDataController: Sendable {
         let block = dataSource.collectionNode(collection, nodeBlockForItemAt: index)
         let width = collection.bounds.width
         let (id, generation, sizeRange) = model.withLock { m in
-            (m.items[index].id, m.items[index].generation,
-             m.layoutObject.sizeRange(forItemAt: index, collectionWidth: width))
+            (
+                m.items[index].id, m.items[index].generation,
+                m.layoutObject.sizeRange(forItemAt: index, collectionWidth: width)
+            )
         }
         let make: @Sendable () -> CellNode = {
             let tracer = Tracer.shared
@@ -302,8 +311,10 @@ package final class CollectionDataController: Sendable {
     /// A cell made on a worker: it becomes the item's cell, or the replacement of a displayed
     /// reloaded one; its measured size replaces the estimate (laid out at the next turn).
     @MainActor
-    private func cellDidArrive(_ node: CellNode, id: UInt64, generation: UInt64, near hint: Int,
-                               in collection: CollectionNode) {
+    private func cellDidArrive(
+        _ node: CellNode, id: UInt64, generation: UInt64, near hint: Int,
+        in collection: CollectionNode
+    ) {
         guard let index = indexOfItem(id: id, near: hint) else { return }  // deleted meanwhile
         let (stale, selected, old, oldInTree) = model.withLock { m in
             (m.items[index].generation != generation, m.items[index].isSelected, m.items[index].node, m.items[index].isInTree)
@@ -350,8 +361,10 @@ package final class CollectionDataController: Sendable {
         let waiting = model.withLock { m in m.live.filter { m.items[safe: $0]?.replacement != nil } }
         for index in waiting {
             guard let replacement = model.withLock({ $0.items[index].replacement }),
-                  let layer = replacement.layerIfLoaded else { continue }
-            let ready = replacement.isSubtreeDisplayed && !replacement.isShowingPlaceholder
+                let layer = replacement.layerIfLoaded
+            else { continue }
+            let ready =
+                replacement.isSubtreeDisplayed && !replacement.isShowingPlaceholder
                 && LayerAnimator.isPresented(layer) && layer.fadeOpacity >= 1
             if ready { swapInReplacement(at: index, in: collection) }
         }
@@ -360,10 +373,12 @@ package final class CollectionDataController: Sendable {
     /// The replacement becomes the item's cell; the old one goes.
     @MainActor
     func swapInReplacement(at index: Int, in collection: CollectionNode) {
-        guard let (old, replacement, wasInTree) = model.withLock({ m -> (CellNode?, CellNode, Bool)? in
-            guard let replacement = m.items[index].replacement else { return nil }
-            return (m.items[index].node, replacement, m.items[index].isInTree)
-        }) else { return }
+        guard
+            let (old, replacement, wasInTree) = model.withLock({ m -> (CellNode?, CellNode, Bool)? in
+                guard let replacement = m.items[index].replacement else { return nil }
+                return (m.items[index].node, replacement, m.items[index].isInTree)
+            })
+        else { return }
         if let old {
             if old.interfaceState.contains(.visible) {
                 collection.rangeController.announce(old, at: index, willDisplay: false)

@@ -18,14 +18,19 @@ public protocol CollectionDataSource: AnyObject, Sendable {
 
     /// The size item `index` is placed at until its cell is measured. The default is the size
     /// range's width and the collection's `estimatedItemHeight`.
-    func collectionNode(_ collectionNode: CollectionNode, estimatedSizeForItemAt index: Int,
-                        in sizeRange: SizeRange) -> CGSize
+    func collectionNode(
+        _ collectionNode: CollectionNode, estimatedSizeForItemAt index: Int,
+        in sizeRange: SizeRange
+    ) -> CGSize
 }
 
 extension CollectionDataSource {
-    public func collectionNode(_ collectionNode: CollectionNode, estimatedSizeForItemAt index: Int,
-                               in sizeRange: SizeRange) -> CGSize {
+    public func collectionNode(
+        _ collectionNode: CollectionNode, estimatedSizeForItemAt index: Int,
+        in sizeRange: SizeRange
+    ) -> CGSize {
         let width = sizeRange.max.width.isFinite ? sizeRange.max.width : sizeRange.min.width
-        return CGSize(width: width, height: sizeRange.clamp(CGSize(width: width, height: collectionNode.estimatedItemHeight)).height)
+        return CGSize(
+            width: width, height: sizeRange.clamp(CGSize(width: width, height: collectionNode.estimatedItemHeight)).height)
     }
 }

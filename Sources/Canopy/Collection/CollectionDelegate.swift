@@ -21,7 +21,9 @@ public protocol CollectionDelegate: AnyObject, Sendable {
 extension CollectionDelegate {
     @MainActor public func collectionNode(_ collectionNode: CollectionNode, didSelectItemAt index: Int) {}
     @MainActor public func collectionNode(_ collectionNode: CollectionNode, willDisplayItemWith node: CellNode, at index: Int) {}
-    @MainActor public func collectionNode(_ collectionNode: CollectionNode, didEndDisplayingItemWith node: CellNode, at index: Int) {}
+    @MainActor public func collectionNode(
+        _ collectionNode: CollectionNode, didEndDisplayingItemWith node: CellNode, at index: Int
+    ) {}
     @MainActor public func shouldBatchFetch(for collectionNode: CollectionNode) -> Bool { false }
     public func collectionNode(_ collectionNode: CollectionNode, willBeginBatchFetchWith context: BatchContext) {
         context.completeBatchFetching(true)

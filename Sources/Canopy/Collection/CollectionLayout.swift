@@ -28,9 +28,13 @@ public struct CollectionLayoutResult: Sendable, Equatable {
         self.frames = frames
         self.contentHeight = contentHeight
         var maxBottom = -CGFloat.infinity
-        runningMaxBottom = frames.map { maxBottom = max(maxBottom, $0.maxY); return maxBottom }
+        runningMaxBottom = frames.map {
+            maxBottom = max(maxBottom, $0.maxY); return maxBottom
+        }
         var minTop = CGFloat.infinity
-        runningMinTop = frames.reversed().map { minTop = min(minTop, $0.minY); return minTop }.reversed()
+        runningMinTop = frames.reversed().map {
+            minTop = min(minTop, $0.minY); return minTop
+        }.reversed()
     }
 
     public static let empty = CollectionLayoutResult(frames: [], contentHeight: 0)

@@ -79,7 +79,9 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
     public var dataSource: (any CollectionDataSource)? {
         get { dataController.model.withLock { $0.dataSource } }
         set {
-            dataController.model.withLock { $0.dataSource = newValue; $0.needsReloadData = true }
+            dataController.model.withLock {
+                $0.dataSource = newValue; $0.needsReloadData = true
+            }
             requestFrame()
         }
     }
@@ -94,7 +96,9 @@ open class CollectionNode: ScrollNode, @unchecked Sendable {
     public var collectionLayout: any CollectionLayout {
         get { dataController.model.withLock { $0.layoutObject } }
         set {
-            dataController.model.withLock { $0.layoutObject = newValue; $0.needsLayout = true }
+            dataController.model.withLock {
+                $0.layoutObject = newValue; $0.needsLayout = true
+            }
             requestFrame()
         }
     }

@@ -62,7 +62,9 @@ package final class RangeController: Sendable {
         let mode = forcedMode ?? (collection.hasScrolled ? .full : .minimum)
         let display = tuning.rect(for: .display, mode: mode, viewport: viewport, direction: direction, speed: speed)
         let preload = tuning.rect(for: .preload, mode: mode, viewport: viewport, direction: direction, speed: speed)
-        state.withLock { $0.lastRanges = CollectionNode.Ranges(viewport: viewport, display: display, preload: preload, mode: mode) }
+        state.withLock {
+            $0.lastRanges = CollectionNode.Ranges(viewport: viewport, display: display, preload: preload, mode: mode)
+        }
         let (candidates, previouslyLive) = collection.dataController.model.withLock { m -> ([Int], Set<Int>) in
             (m.layout.indices(intersecting: preload.union(display).union(viewport)), m.live)
         }
@@ -102,7 +104,9 @@ package final class RangeController: Sendable {
     @MainActor
     private func setState(_ newState: InterfaceState, ofItemAt index: Int, viewport: CGRect, in collection: CollectionNode) {
         let data = collection.dataController
-        guard var item = data.model.withLock({ $0.items[safe: index] }), let frame = collection.frameForItem(at: index) else { return }
+        guard var item = data.model.withLock({ $0.items[safe: index] }), let frame = collection.frameForItem(at: index) else {
+            return
+        }
         if newState.isEmpty {
             release(item, at: index, in: collection)
             data.model.withLock { m in

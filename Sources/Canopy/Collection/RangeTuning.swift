@@ -127,10 +127,12 @@ public struct RangeTuning: Sendable, Equatable {
     /// down), which before the first scroll spends the larger buffer above the top of the
     /// content, where there is nothing. Content here starts at the top and readers go down, so
     /// the first screens below are the ones to prepare.
-    public func rect(for type: RangeType, mode: RangeMode, viewport: CGRect, direction: ScrollDirection, speed: CGFloat) -> CGRect {
+    public func rect(for type: RangeType, mode: RangeMode, viewport: CGRect, direction: ScrollDirection, speed: CGFloat) -> CGRect
+    {
         let parameters = self[type, mode]
         let height = Self.sanitized(viewport.height)
-        let leading = Self.sanitized(parameters.leadingBufferScreenfuls) * height
+        let leading =
+            Self.sanitized(parameters.leadingBufferScreenfuls) * height
             + velocityExtension(viewportHeight: height, speed: speed, direction: direction)
         let trailing = Self.sanitized(parameters.trailingBufferScreenfuls) * height
         let (above, below) = direction == .up ? (leading, trailing) : (trailing, leading)

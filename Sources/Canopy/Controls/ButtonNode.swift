@@ -64,8 +64,10 @@ open class ButtonNode: ControlNode, @unchecked Sendable {
     }
 
     /// The states a button keeps content for (Texture's five).
-    public static let storedStates: [ControlState] = [.normal, .highlighted, .selected,
-                                                      [.selected, .highlighted], .disabled]
+    public static let storedStates: [ControlState] = [
+        .normal, .highlighted, .selected,
+        [.selected, .highlighted], .disabled,
+    ]
 
     private struct Storage {
         var titles: [ControlState: AttributedString] = [:]
@@ -108,9 +110,11 @@ open class ButtonNode: ControlNode, @unchecked Sendable {
     /// Sets the title of `state` to `title` in `font` (default `TextLayout.defaultFont`) and
     /// `color` (default black), as Texture's `setTitle:withFont:withColor:forState:`.
     public func setTitle(_ title: String, font: Font? = nil, color: Color? = nil, for state: ControlState) {
-        setAttributedTitle(AttributedString(title, font: font ?? TextLayout.defaultFont,
-                                            color: color ?? TextLayout.defaultForegroundColor),
-                           for: state)
+        setAttributedTitle(
+            AttributedString(
+                title, font: font ?? TextLayout.defaultFont,
+                color: color ?? TextLayout.defaultForegroundColor),
+            for: state)
     }
 
     /// Sets the title of `state` (nil removes it: the state falls back). Ignored for a state
@@ -152,8 +156,10 @@ open class ButtonNode: ControlNode, @unchecked Sendable {
         storedStates.contains(state) ? state : .normal
     }
 
-    private func setContent<Value>(_ keyPath: WritableKeyPath<Storage, [ControlState: Value]>, _ value: Value?,
-                                   for state: ControlState) {
+    private func setContent<Value>(
+        _ keyPath: WritableKeyPath<Storage, [ControlState: Value]>, _ value: Value?,
+        for state: ControlState
+    ) {
         guard Self.storedStates.contains(state) else { return }
         storage.withLock { $0[keyPath: keyPath][state] = value }
         updateShownContent()
@@ -175,8 +181,10 @@ open class ButtonNode: ControlNode, @unchecked Sendable {
         let changed = contentUpdate.withLock { _ -> Bool in
             let state = controlState
             let (title, image, background) = storage.withLock { s in
-                (Self.shown(s.titles, in: state) ?? AttributedString(), Self.shown(s.images, in: state),
-                 Self.shown(s.backgroundImages, in: state))
+                (
+                    Self.shown(s.titles, in: state) ?? AttributedString(), Self.shown(s.images, in: state),
+                    Self.shown(s.backgroundImages, in: state)
+                )
             }
             var changed = false
             if titleNode.attributedText != title {
@@ -258,9 +266,13 @@ open class ButtonNode: ControlNode, @unchecked Sendable {
         let s = storage.withLock { $0 }
         let horizontal = s.laysOutHorizontally
         let stack = StackLayoutSpec(direction: horizontal ? .horizontal : .vertical, spacing: s.contentSpacing)
-        let mainAxis: AlignmentSetting = horizontal ? .horizontal(s.contentHorizontalAlignment)
+        let mainAxis: AlignmentSetting =
+            horizontal
+            ? .horizontal(s.contentHorizontalAlignment)
             : .vertical(s.contentVerticalAlignment)
-        let crossAxis: AlignmentSetting = horizontal ? .vertical(s.contentVerticalAlignment)
+        let crossAxis: AlignmentSetting =
+            horizontal
+            ? .vertical(s.contentVerticalAlignment)
             : .horizontal(s.contentHorizontalAlignment)
         if let justify = mainAxis.justifyContent { stack.justifyContent = justify }
         if let align = crossAxis.alignItems { stack.alignItems = align }

@@ -15,9 +15,11 @@ public struct ControlEvents: OptionSet, Sendable, Hashable {
     public static let touchCancel = ControlEvents(.touchCancel)
     public static let valueChanged = ControlEvents(.valueChanged)
     /// Every pointer event of a press.
-    public static let allTouchEvents: ControlEvents = [.touchDown, .touchDownRepeat, .touchDragInside,
-                                                      .touchDragOutside, .touchUpInside, .touchUpOutside,
-                                                      .touchCancel]
+    public static let allTouchEvents: ControlEvents = [
+        .touchDown, .touchDownRepeat, .touchDragInside,
+        .touchDragOutside, .touchUpInside, .touchUpOutside,
+        .touchCancel,
+    ]
     public static let allEvents = ControlEvents(rawValue: ~0)
 
     public func contains(_ event: ControlEvent) -> Bool { contains(ControlEvents(event)) }

@@ -150,8 +150,10 @@ open class ControlNode: DisplayNode, @unchecked Sendable {
     /// Registers `handler` for every event in `events` and turns input on. Any thread; the handler
     /// runs on the main thread, after the handlers added before it.
     @discardableResult
-    public func addAction(for events: ControlEvents,
-                          _ handler: @escaping @Sendable @MainActor (ControlNode, ControlEvent) -> Void) -> ActionToken {
+    public func addAction(
+        for events: ControlEvents,
+        _ handler: @escaping @Sendable @MainActor (ControlNode, ControlEvent) -> Void
+    ) -> ActionToken {
         let id = storage.withLock { s -> Int in
             defer { s.nextID += 1 }
             s.registrations.append(Registration(id: s.nextID, events: events, handler: handler))

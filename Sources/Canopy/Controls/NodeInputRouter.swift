@@ -81,7 +81,8 @@ public final class NodeInputRouter {
                 return true
             }
             guard button == .left, let control = hoveredControl,
-                  let local = localPoint(point, in: control) else { return false }
+                let local = localPoint(point, in: control)
+            else { return false }
             let took = control.pointerDown(at: local, clickCount: max(1, clickCount))
             if control.isTracking { trackedControl = control }
             return took

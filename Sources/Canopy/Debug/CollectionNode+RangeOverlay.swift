@@ -14,14 +14,18 @@ extension CollectionNode {
             displayRange: ranges.display, preloadRange: ranges.preload, items: [], viewportInWindow: viewportInWindow,
             caption: "")
         let span = RangeOverlayLayout.span(of: snapshot)
-        let spanRect = CGRect(x: -CGFloat.greatestFiniteMagnitude / 4, y: span.lowerBound,
-                              width: CGFloat.greatestFiniteMagnitude / 2, height: span.upperBound - span.lowerBound)
+        let spanRect = CGRect(
+            x: -CGFloat.greatestFiniteMagnitude / 4, y: span.lowerBound,
+            width: CGFloat.greatestFiniteMagnitude / 2, height: span.upperBound - span.lowerBound)
         snapshot.items = dataController.model.withLock { m in
             m.layout.indices(intersecting: spanRect).map { index in
                 let item = m.items[index]
                 let state: RangeOverlaySnapshot.ItemState =
-                    item.state.contains(.visible) ? .visible : item.state.contains(.display) ? .display
-                    : item.state.contains(.preload) ? .preload : .none
+                    item.state.contains(.visible)
+                    ? .visible
+                    : item.state.contains(.display)
+                        ? .display
+                        : item.state.contains(.preload) ? .preload : .none
                 return .init(frame: m.layout.frames[index], state: state, isAllocated: item.node != nil)
             }
         }
@@ -31,7 +35,8 @@ extension CollectionNode {
         case .up: direction = "up"
         case .down: direction = "down"
         }
-        snapshot.caption = "\(ranges.mode == .full ? "full" : "minimum") · \(direction) · \(Int(scrollSpeed.rounded()).formatted()) pt/s"
+        snapshot.caption =
+            "\(ranges.mode == .full ? "full" : "minimum") · \(direction) · \(Int(scrollSpeed.rounded()).formatted()) pt/s"
         return snapshot
     }
 }

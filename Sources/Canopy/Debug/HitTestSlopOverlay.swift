@@ -43,8 +43,9 @@ package enum HitTestSlopOverlay {
     package static func regions(in root: DisplayNode, origin: CGPoint) -> [HitTestSlopRegion] {
         var regions: [HitTestSlopRegion] = []
         let frameOrigin = root.frame.origin
-        visit(root, at: CGPoint(x: origin.x + frameOrigin.x, y: origin.y + frameOrigin.y),
-              tappable: Limits(), clipping: Limits(), into: &regions)
+        visit(
+            root, at: CGPoint(x: origin.x + frameOrigin.x, y: origin.y + frameOrigin.y),
+            tappable: Limits(), clipping: Limits(), into: &regions)
         return regions
     }
 
@@ -73,11 +74,15 @@ package enum HitTestSlopOverlay {
     }
 
     /// `origin` is where the node's frame origin lands in the window.
-    private static func visit(_ node: DisplayNode, at origin: CGPoint, tappable: Limits, clipping: Limits,
-                              into regions: inout [HitTestSlopRegion]) {
+    private static func visit(
+        _ node: DisplayNode, at origin: CGPoint, tappable: Limits, clipping: Limits,
+        into regions: inout [HitTestSlopRegion]
+    ) {
         let (visible, size, slop, clips, subnodes) = node.state.withLock { s in
-            (!s.isHidden && s.alpha >= 0.01 && s.isUserInteractionEnabled && !s.isLayerBacked,
-             s.frame.size, s.hitTestSlop, s.clipsToBounds, s.subnodes)
+            (
+                !s.isHidden && s.alpha >= 0.01 && s.isUserInteractionEnabled && !s.isLayerBacked,
+                s.frame.size, s.hitTestSlop, s.clipsToBounds, s.subnodes
+            )
         }
         guard visible else { return }
         let bounds = CGRect(origin: origin, size: size)
@@ -94,16 +99,19 @@ package enum HitTestSlopOverlay {
         if clips { clipping.tighten(to: bounds) }
         for subnode in subnodes {
             let frameOrigin = subnode.frame.origin
-            visit(subnode, at: CGPoint(x: origin.x + frameOrigin.x, y: origin.y + frameOrigin.y),
-                  tappable: tappable, clipping: clipping, into: &regions)
+            visit(
+                subnode, at: CGPoint(x: origin.x + frameOrigin.x, y: origin.y + frameOrigin.y),
+                tappable: tappable, clipping: clipping, into: &regions)
         }
     }
 
     /// The region of a control whose own area (window points) is `area`, under its ancestors'
     /// limits; nil when nothing of it is left.
     static func region(of control: ControlNode, area: CGRect, tappable: Limits, clipping: Limits) -> HitTestSlopRegion? {
-        let a = (minX: area.origin.x, minY: area.origin.y,
-                 maxX: area.origin.x + area.size.width, maxY: area.origin.y + area.size.height)
+        let a = (
+            minX: area.origin.x, minY: area.origin.y,
+            maxX: area.origin.x + area.size.width, maxY: area.origin.y + area.size.height
+        )
         guard a.maxX > a.minX, a.maxY > a.minY else { return nil }
         var cuts: [HitTestSlopRegion.Edge: HitTestSlopRegion.Cut] = [:]
 
@@ -123,15 +131,17 @@ package enum HitTestSlopOverlay {
         guard maxX > minX, maxY > minY else { return nil }
         let rect = CGRect(x: minX, y: minY, width: maxX - minX, height: maxY - minY)
         let (fill, bands) = tiles(of: rect, cuts: cuts)
-        return HitTestSlopRegion(control: control, rect: rect, fill: fill, fillColor: fillColor,
-                                 cuts: cuts, bands: bands)
+        return HitTestSlopRegion(
+            control: control, rect: rect, fill: fill, fillColor: fillColor,
+            cuts: cuts, bands: bands)
     }
 
     /// Splits `rect` into the fill and a band per cut edge, without overlaps.
     static func tiles(of rect: CGRect, cuts: [HitTestSlopRegion.Edge: HitTestSlopRegion.Cut])
-        -> (fill: CGRect, bands: [HitTestSlopRegion.Band]) {
-        let th = min(bandWidth, rect.height / 2)    // top and bottom bands
-        let tv = min(bandWidth, rect.width / 2)     // left and right bands
+        -> (fill: CGRect, bands: [HitTestSlopRegion.Band])
+    {
+        let th = min(bandWidth, rect.height / 2)  // top and bottom bands
+        let tv = min(bandWidth, rect.width / 2)  // left and right bands
         let top = cuts[.top], left = cuts[.left], bottom = cuts[.bottom], right = cuts[.right]
         func rank(_ cut: HitTestSlopRegion.Cut?) -> Int {
             switch cut {
@@ -150,23 +160,32 @@ package enum HitTestSlopOverlay {
         var bands: [HitTestSlopRegion.Band] = []
         func add(_ edge: HitTestSlopRegion.Edge, _ cut: HitTestSlopRegion.Cut?, _ band: CGRect) {
             guard let cut, band.width > 0, band.height > 0 else { return }
-            bands.append(.init(edge: edge, cut: cut, rect: band,
-                               color: cut == .clipping ? clippingCutColor : tappableAreaCutColor))
+            bands.append(
+                .init(
+                    edge: edge, cut: cut, rect: band,
+                    color: cut == .clipping ? clippingCutColor : tappableAreaCutColor))
         }
-        add(.top, top, CGRect(x: rect.minX + (leftTop ? tv : 0), y: rect.minY,
-                              width: rect.width - (leftTop ? tv : 0) - (rightTop ? tv : 0), height: th))
+        add(
+            .top, top,
+            CGRect(
+                x: rect.minX + (leftTop ? tv : 0), y: rect.minY,
+                width: rect.width - (leftTop ? tv : 0) - (rightTop ? tv : 0), height: th))
         let leftY0 = rect.minY + (top != nil && !leftTop ? th : 0)
         let leftY1 = rect.maxY - (bottom != nil && !leftBottom ? th : 0)
         add(.left, left, CGRect(x: rect.minX, y: leftY0, width: tv, height: leftY1 - leftY0))
-        add(.bottom, bottom, CGRect(x: rect.minX + (leftBottom ? tv : 0), y: rect.maxY - th,
-                                    width: rect.width - (leftBottom ? tv : 0) - (rightBottom ? tv : 0), height: th))
+        add(
+            .bottom, bottom,
+            CGRect(
+                x: rect.minX + (leftBottom ? tv : 0), y: rect.maxY - th,
+                width: rect.width - (leftBottom ? tv : 0) - (rightBottom ? tv : 0), height: th))
         let rightY0 = rect.minY + (top != nil && !rightTop ? th : 0)
         let rightY1 = rect.maxY - (bottom != nil && !rightBottom ? th : 0)
         add(.right, right, CGRect(x: rect.maxX - tv, y: rightY0, width: tv, height: rightY1 - rightY0))
 
-        let fill = CGRect(x: rect.minX + (left != nil ? tv : 0), y: rect.minY + (top != nil ? th : 0),
-                          width: rect.width - (left != nil ? tv : 0) - (right != nil ? tv : 0),
-                          height: rect.height - (top != nil ? th : 0) - (bottom != nil ? th : 0))
+        let fill = CGRect(
+            x: rect.minX + (left != nil ? tv : 0), y: rect.minY + (top != nil ? th : 0),
+            width: rect.width - (left != nil ? tv : 0) - (right != nil ? tv : 0),
+            height: rect.height - (top != nil ? th : 0) - (bottom != nil ? th : 0))
         return (fill, bands)
     }
 }

@@ -51,8 +51,10 @@ package struct HitTestSlopRegion: Sendable {
         return pieces
     }
 
-    package init(control: ControlNode, rect: CGRect, fill: CGRect, fillColor: Color,
-                cuts: [Edge: Cut], bands: [Band]) {
+    package init(
+        control: ControlNode, rect: CGRect, fill: CGRect, fillColor: Color,
+        cuts: [Edge: Cut], bands: [Band]
+    ) {
         self.control = control
         self.rect = rect
         self.fill = fill

@@ -6,9 +6,9 @@ public struct RangeOverlaySnapshot: Sendable, Equatable {
     public enum ItemState: Sendable, Equatable { case visible, display, preload, none }
 
     public struct Item: Sendable, Equatable {
-        public var frame: CGRect          // content coordinates
+        public var frame: CGRect  // content coordinates
         public var state: ItemState
-        public var isAllocated: Bool      // whether the item has its node yet
+        public var isAllocated: Bool  // whether the item has its node yet
 
         public init(frame: CGRect, state: ItemState, isAllocated: Bool) {
             self.frame = frame
@@ -18,9 +18,9 @@ public struct RangeOverlaySnapshot: Sendable, Equatable {
     }
 
     public var contentSize: CGSize
-    public var viewport: CGRect          // content coordinates (origin.y = scroll offset)
-    public var displayRange: CGRect      // content coordinates
-    public var preloadRange: CGRect      // content coordinates
+    public var viewport: CGRect  // content coordinates (origin.y = scroll offset)
+    public var displayRange: CGRect  // content coordinates
+    public var preloadRange: CGRect  // content coordinates
     /// The items near the viewport (those in or around the preload range), in content coordinates.
     public var items: [Item]
     /// Where the collection's viewport is in the window (to tint on-screen cells: window = content - viewport.origin + viewportInWindow.origin).
@@ -28,8 +28,10 @@ public struct RangeOverlaySnapshot: Sendable, Equatable {
     /// A line of text for the panel, e.g. "full · down · 1,420 pt/s".
     public var caption: String
 
-    public init(contentSize: CGSize, viewport: CGRect, displayRange: CGRect, preloadRange: CGRect,
-                items: [Item], viewportInWindow: CGRect, caption: String) {
+    public init(
+        contentSize: CGSize, viewport: CGRect, displayRange: CGRect, preloadRange: CGRect,
+        items: [Item], viewportInWindow: CGRect, caption: String
+    ) {
         self.contentSize = contentSize
         self.viewport = viewport
         self.displayRange = displayRange
@@ -40,9 +42,10 @@ public struct RangeOverlaySnapshot: Sendable, Equatable {
     }
 
     /// Nothing: no content, no items, zero rects.
-    public static let empty = RangeOverlaySnapshot(contentSize: .zero, viewport: .zero, displayRange: .zero,
-                                                   preloadRange: .zero, items: [], viewportInWindow: .zero,
-                                                   caption: "")
+    public static let empty = RangeOverlaySnapshot(
+        contentSize: .zero, viewport: .zero, displayRange: .zero,
+        preloadRange: .zero, items: [], viewportInWindow: .zero,
+        caption: "")
 
     /// A content rect in window points: `content - viewport.origin + viewportInWindow.origin` (a
     /// rect that is not finite, a null one say, counts as zero).
@@ -191,8 +194,9 @@ package struct RangeOverlayLayout: Sendable, Equatable {
         let p = Self.padding, line = Self.lineHeight
         let inner = panel.insetBy(dx: min(p, panel.width / 2), dy: min(p, panel.height / 2))
         captionLine = CGRect(x: inner.minX, y: inner.minY, width: inner.width, height: min(line, inner.height))
-        legendLine = CGRect(x: inner.minX, y: max(inner.minY, inner.maxY - line), width: inner.width,
-                            height: min(line, inner.height))
+        legendLine = CGRect(
+            x: inner.minX, y: max(inner.minY, inner.maxY - line), width: inner.width,
+            height: min(line, inner.height))
         let mapTop = captionLine.maxY + p, mapBottom = legendLine.minY - p
         map = CGRect(x: inner.minX, y: mapTop, width: inner.width, height: max(0, mapBottom - mapTop))
         let column = min(Self.columnInset, map.width / 2)
@@ -209,8 +213,9 @@ package struct RangeOverlayLayout: Sendable, Equatable {
 
         let overhang = min(Self.viewportOverhang, column)
         let vp = Self.finiteRect(snapshot.viewport)
-        viewport = CGRect(x: itemColumn.minX - overhang, y: Self.mapY(vp.minY, span: span, scale: scale, map: map),
-                          width: itemColumn.width + 2 * overhang, height: vp.height * scale)
+        viewport = CGRect(
+            x: itemColumn.minX - overhang, y: Self.mapY(vp.minY, span: span, scale: scale, map: map),
+            width: itemColumn.width + 2 * overhang, height: vp.height * scale)
         viewportOutline = scale > 0 ? Self.outline(of: viewport, width: Self.viewportLineWidth, cutTo: map) : []
 
         var items: [PanelItem] = []
@@ -220,15 +225,18 @@ package struct RangeOverlayLayout: Sendable, Equatable {
         for (index, item) in snapshot.items.enumerated() {
             let frame = Self.finiteRect(item.frame)
             if scale > 0 {
-                let mapped = CGRect(x: itemColumn.minX + frame.minX * horizontalScale,
-                                    y: Self.mapY(frame.minY, span: span, scale: scale, map: map),
-                                    width: frame.width * horizontalScale, height: frame.height * scale)
+                let mapped = CGRect(
+                    x: itemColumn.minX + frame.minX * horizontalScale,
+                    y: Self.mapY(frame.minY, span: span, scale: scale, map: map),
+                    width: frame.width * horizontalScale, height: frame.height * scale)
                 let cut = mapped.intersection(itemColumn)
                 if !cut.isNull, cut.width > 0, cut.height > 0 {
                     let color = Self.itemColor(item.state)
-                    items.append(PanelItem(index: index, rect: cut, state: item.state,
-                                           fill: item.isAllocated ? color : nil,
-                                           stroke: item.isAllocated ? Self.itemBorderColor : color))
+                    items.append(
+                        PanelItem(
+                            index: index, rect: cut, state: item.state,
+                            fill: item.isAllocated ? color : nil,
+                            stroke: item.isAllocated ? Self.itemBorderColor : color))
                 }
             }
             let tint: Color
@@ -253,8 +261,9 @@ package struct RangeOverlayLayout: Sendable, Equatable {
         let w = finite(windowSize.width), h = finite(windowSize.height)
         let width = max(0, min(panelWidth, w - 2 * windowInset))
         let height = max(0, min((h * panelHeightFraction).rounded(), h - 2 * windowInset))
-        return CGRect(x: max(0, w - windowInset - width), y: max(0, h - windowInset - height),
-                      width: width, height: height)
+        return CGRect(
+            x: max(0, w - windowInset - width), y: max(0, h - windowInset - height),
+            width: width, height: height)
     }
 
     /// The content y the map shows (see the type's notes).

@@ -70,8 +70,9 @@ public final class Tracer: Sendable {
         let end = Self.now()
         let ids = Set(events.map(\.thread))
         let names = Self.registry.withLock { registry in registry.names.filter { ids.contains($0.key) } }
-        return TraceRecording(events: events, threadNames: names, droppedEventCount: dropped,
-                              duration: end >= start ? end - start : 0)
+        return TraceRecording(
+            events: events, threadNames: names, droppedEventCount: dropped,
+            duration: end >= start ? end - start : 0)
     }
 
     // MARK: Events
@@ -80,8 +81,10 @@ public final class Tracer: Sendable {
     /// category, start and duration. Nested calls nest in the trace. When not recording, it only
     /// runs `body`; `name` is evaluated (after `body`) only when recording.
     @inlinable
-    public func measure<T, E: Error>(_ name: @autoclosure () -> String, category: String,
-                                     _ body: () throws(E) -> T) throws(E) -> T {
+    public func measure<T, E: Error>(
+        _ name: @autoclosure () -> String, category: String,
+        _ body: () throws(E) -> T
+    ) throws(E) -> T {
         guard isRecording else { return try body() }
         let start = Self.now()
         defer { record(name(), category: category, start: start, end: Self.now()) }
@@ -122,8 +125,9 @@ public final class Tracer: Sendable {
         let thread = Self.threadID()
         append { recordingStart in
             guard start >= recordingStart else { return nil }
-            return TraceEvent(name: name, category: category, kind: .complete(duration: end >= start ? end - start : 0),
-                              thread: thread, timestamp: start - recordingStart)
+            return TraceEvent(
+                name: name, category: category, kind: .complete(duration: end >= start ? end - start : 0),
+                thread: thread, timestamp: start - recordingStart)
         }
     }
 
@@ -134,8 +138,9 @@ public final class Tracer: Sendable {
         let thread = Self.threadID()
         append { recordingStart in
             guard now >= recordingStart else { return nil }
-            return TraceEvent(name: name, category: "counter", kind: .counter(value: value), thread: thread,
-                              timestamp: now - recordingStart)
+            return TraceEvent(
+                name: name, category: "counter", kind: .counter(value: value), thread: thread,
+                timestamp: now - recordingStart)
         }
     }
 

@@ -82,7 +82,9 @@ package final class AsyncTransaction: Sendable {
     /// Any thread: one operation returned (or was dropped).
     private func operationFinished() {
         if unfinished.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
-            let blocked = waiters.withLock { waiting in defer { waiting = [] }; return waiting }
+            let blocked = waiters.withLock { waiting in
+                defer { waiting = [] }; return waiting
+            }
             for semaphore in blocked { semaphore.signal() }
             group.operationsFinished()
         }
@@ -141,5 +143,9 @@ package final class AsyncTransaction: Sendable {
 private final class ResultBox<Value: Sendable>: Sendable {
     private let value = Mutex<Value?>(nil)
     func store(_ newValue: Value?) { value.withLock { $0 = newValue } }
-    func take() -> Value? { value.withLock { taken in defer { taken = nil }; return taken } }
+    func take() -> Value? {
+        value.withLock { taken in
+            defer { taken = nil }; return taken
+        }
+    }
 }

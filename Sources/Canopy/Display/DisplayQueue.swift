@@ -78,14 +78,18 @@ package final class DisplayQueue: Sendable {
     /// queue was shut down, or its ticket was cancelled first), `onDrop` runs instead, once, so
     /// whoever waits for the work can stop waiting.
     @discardableResult
-    package func enqueue(priority: DisplayPriority = .background, onDrop: (@Sendable () -> Void)? = nil,
-                        _ work: @escaping @Sendable () -> Void) -> Ticket {
+    package func enqueue(
+        priority: DisplayPriority = .background, onDrop: (@Sendable () -> Void)? = nil,
+        _ work: @escaping @Sendable () -> Void
+    ) -> Ticket {
         let ticket = Ticket()
         let accepted = state.withLock { state -> Bool in
             guard !state.stopped else { return false }
             state.sequence += 1
-            state.heap.insert(Job(priority: priority, sequence: state.sequence, ticket: ticket, work: work,
-                                  onDrop: onDrop))
+            state.heap.insert(
+                Job(
+                    priority: priority, sequence: state.sequence, ticket: ticket, work: work,
+                    onDrop: onDrop))
             return true
         }
         if accepted { available.signal() } else { onDrop?() }

@@ -141,8 +141,10 @@ public final class DisplayScheduler: Sendable {
         let group = group ?? TransactionGroup(runLoop: runLoop)
         let token = runLoop.addObserver(.beforeCommit, order: .max) { [weak self] _ in self?.displayWaiting() }
         let animator = LayerAnimator(runLoop: runLoop)
-        let releases = RunLoopQueue<Layer>(runLoop: runLoop, budget: Self.releaseBudget, phase: .afterCommit,
-                                           order: .min) { layer, _ in layer.removeFromSuperlayer() }
+        let releases = RunLoopQueue<Layer>(
+            runLoop: runLoop, budget: Self.releaseBudget, phase: .afterCommit,
+            order: .min
+        ) { layer, _ in layer.removeFromSuperlayer() }
         releases.traceName = "release layers"
         let hasWaiting = state.withLock { state -> Bool in
             state.animator = animator
@@ -196,11 +198,13 @@ public final class DisplayScheduler: Sendable {
     @MainActor
     public func displayWaiting() {
         // Not installed: the requests wait for `install`.
-        guard let (waiting, group, scale) = state.withLock({ state -> ([Weak], TransactionGroup, CGFloat)? in
-            guard let group = state.group else { return nil }
-            defer { state.waiting.removeAll(keepingCapacity: true) }
-            return (state.waiting, group, state.scale)
-        }) else { return }
+        guard
+            let (waiting, group, scale) = state.withLock({ state -> ([Weak], TransactionGroup, CGFloat)? in
+                guard let group = state.group else { return nil }
+                defer { state.waiting.removeAll(keepingCapacity: true) }
+                return (state.waiting, group, state.scale)
+            })
+        else { return }
         let start = MonotonicClock.now()
         var displayed = 0
         let traced = waiting.isEmpty ? nil : Tracer.shared.begin("start displays", category: "display")

@@ -60,8 +60,10 @@ package final class LayerAnimator {
     /// Animates `property` of `layer` from `from` to `to` over `duration` seconds. An animation
     /// of the same property of the same layer is replaced (its completion runs, unfinished). A
     /// duration of 0 or less sets `to` at once and completes.
-    package func animate(_ layer: Layer, _ property: Property, from: CGFloat, to: CGFloat, duration: TimeInterval,
-                        completion: (@MainActor (_ finished: Bool) -> Void)? = nil) {
+    package func animate(
+        _ layer: Layer, _ property: Property, from: CGFloat, to: CGFloat, duration: TimeInterval,
+        completion: (@MainActor (_ finished: Bool) -> Void)? = nil
+    ) {
         removeAnimation(of: layer, property)
         guard duration > 0, duration.isFinite else {
             Self.set(property, of: layer, to)
@@ -69,8 +71,10 @@ package final class LayerAnimator {
             return
         }
         Self.set(property, of: layer, from)
-        animations.append(Animation(layer: layer, property: property, from: from, to: to, duration: duration,
-                                    begin: nil, completion: completion))
+        animations.append(
+            Animation(
+                layer: layer, property: property, from: from, to: to, duration: duration,
+                begin: nil, completion: completion))
         runLoop.setNeedsFrame()
     }
 

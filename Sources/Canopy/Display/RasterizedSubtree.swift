@@ -94,8 +94,9 @@ struct RasterizedSubtree: Sendable {
                         context.stroke(inset, with: borderColor, lineWidth: borderWidth)
                     }
                 } else if cornerRadius > 0 {
-                    context.strokeRoundedRect(inset, cornerRadius: max(0, cornerRadius - borderWidth / 2),
-                                              with: borderColor, lineWidth: borderWidth)
+                    context.strokeRoundedRect(
+                        inset, cornerRadius: max(0, cornerRadius - borderWidth / 2),
+                        with: borderColor, lineWidth: borderWidth)
                 } else {
                     context.stroke(inset, with: borderColor, lineWidth: borderWidth)
                 }
@@ -104,8 +105,10 @@ struct RasterizedSubtree: Sendable {
     }
 
     /// The node's own contents, then its subnodes; the context is translated to the node.
-    private func drawContentsAndChildren(in context: GraphicsContext, origin: CGPoint, bounds: CGRect,
-                                         isCancelled: @Sendable () -> Bool) {
+    private func drawContentsAndChildren(
+        in context: GraphicsContext, origin: CGPoint, bounds: CGRect,
+        isCancelled: @Sendable () -> Bool
+    ) {
         if drawsContents, let traceLabel {
             Tracer.shared.measure("draw \(traceLabel)", category: "display") {
                 drawContents(in: context, bounds: bounds, isCancelled: isCancelled)
@@ -137,27 +140,34 @@ struct RasterizedSubtree: Sendable {
     /// to a corner radius: composited together first (in a bitmap of their own, on the context's
     /// pixel grid), then cut once. Cutting each drawing by itself would let what is under the
     /// subnodes show through their anti-aliased rims.
-    private func drawRoundedClip(in context: GraphicsContext, origin: CGPoint, bounds: CGRect,
-                                 isCancelled: @Sendable () -> Bool) {
+    private func drawRoundedClip(
+        in context: GraphicsContext, origin: CGPoint, bounds: CGRect,
+        isCancelled: @Sendable () -> Bool
+    ) {
         let scale = context.scale
         let deviceX = origin.x * scale, deviceY = origin.y * scale
         let offsetX = deviceX - deviceX.rounded(.down), offsetY = deviceY - deviceY.rounded(.down)
         let width = Int((offsetX + bounds.width * scale - 1e-9).rounded(.up))
         let height = Int((offsetY + bounds.height * scale - 1e-9).rounded(.up))
         guard width > 0, height > 0, width <= GraphicsContext.maximumPixelSide,
-              height <= GraphicsContext.maximumPixelSide else { return }
+            height <= GraphicsContext.maximumPixelSide
+        else { return }
         let layer = GraphicsContext(pixelWidth: width, pixelHeight: height, scale: scale)
         layer.translateBy(x: offsetX / scale, y: offsetY / scale)
         layer.alpha = context.alpha
         layer.clip(to: bounds)
-        drawContentsAndChildren(in: layer, origin: CGPoint(x: offsetX / scale, y: offsetY / scale), bounds: bounds,
-                                isCancelled: isCancelled)
+        drawContentsAndChildren(
+            in: layer, origin: CGPoint(x: offsetX / scale, y: offsetY / scale), bounds: bounds,
+            isCancelled: isCancelled)
         guard !isCancelled() else { return }
         context.withSavedState {
             context.clip(toRoundedRect: bounds, cornerRadius: cornerRadius)
-            context.alpha = 1   // the alphas are in the bitmap
-            context.draw(layer.makeBitmap(), in: CGRect(x: -offsetX / scale, y: -offsetY / scale,
-                                                        width: CGFloat(width) / scale, height: CGFloat(height) / scale))
+            context.alpha = 1  // the alphas are in the bitmap
+            context.draw(
+                layer.makeBitmap(),
+                in: CGRect(
+                    x: -offsetX / scale, y: -offsetY / scale,
+                    width: CGFloat(width) / scale, height: CGFloat(height) / scale))
         }
     }
 }

@@ -217,7 +217,7 @@ public final class FrameLoop {
                 let period = 1.0 / rate
                 let now = MonotonicClock.now()
                 var tick = (nextTick ?? now) + period
-                if tick < now { tick = now } // fell behind: don't try to catch up with a burst
+                if tick < now { tick = now }  // fell behind: don't try to catch up with a burst
                 nextTick = tick
                 MonotonicClock.sleep(until: tick)
             }

@@ -75,9 +75,11 @@ package final class RunLoopQueue<Item: AnyObject> {
     ///   - budget: the most time a turn spends on items, in seconds (4 ms by default).
     ///   - clock: the time source for the budget, in seconds; tests inject a fake one.
     ///   - handler: called with each item in turn, on the main thread.
-    package init(runLoop: FrameLoop, budget: TimeInterval = 0.004, phase: FrameLoop.Phase = .beforePresent,
-                order: Int = 0, clock: @escaping () -> TimeInterval = MonotonicClock.now,
-                handler: @escaping Handler) {
+    package init(
+        runLoop: FrameLoop, budget: TimeInterval = 0.004, phase: FrameLoop.Phase = .beforePresent,
+        order: Int = 0, clock: @escaping () -> TimeInterval = MonotonicClock.now,
+        handler: @escaping Handler
+    ) {
         self.runLoop = runLoop
         self.budget = budget
         self.phase = phase

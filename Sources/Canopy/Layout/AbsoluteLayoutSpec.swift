@@ -29,8 +29,11 @@ public final class AbsoluteLayoutSpec: LayoutElement {
             let values = child.style.valuesForLayout()
             let position = values.layoutPosition
             // A child's auto max is what is left of the max size past its position.
-            let autoRange = SizeRange(min: .zero, max: CGSize(width: constrainedSize.max.width - position.x,
-                                                              height: constrainedSize.max.height - position.y))
+            let autoRange = SizeRange(
+                min: .zero,
+                max: CGSize(
+                    width: constrainedSize.max.width - position.x,
+                    height: constrainedSize.max.height - position.y))
             let childRange = values.sizeRange(parentSize: parent, autoRange: autoRange)
             sublayouts.append(child.layoutThatFits(childRange, parentSize: parent).positioned(at: position))
         }

@@ -27,8 +27,10 @@ public final class CenterLayoutSpec: LayoutElement {
     public let sizingOptions: SizingOptions
     public let child: any LayoutElement
 
-    public init(style: Style = Style(), centeringOptions: CenteringOptions = .xy,
-                sizingOptions: SizingOptions = [], child: any LayoutElement) {
+    public init(
+        style: Style = Style(), centeringOptions: CenteringOptions = .xy,
+        sizingOptions: SizingOptions = [], child: any LayoutElement
+    ) {
         self.style = style
         self.centeringOptions = centeringOptions
         self.sizingOptions = sizingOptions
@@ -39,9 +41,10 @@ public final class CenterLayoutSpec: LayoutElement {
         var sizing: RelativeLayoutSpec.SizingOptions = []
         if sizingOptions.contains(.minimumX) { sizing.insert(.minimumWidth) }
         if sizingOptions.contains(.minimumY) { sizing.insert(.minimumHeight) }
-        let placed = RelativeLayoutSpec.place(child, horizontally: centeringOptions.contains(.x) ? .center : .none,
-                                              vertically: centeringOptions.contains(.y) ? .center : .none,
-                                              sizing: sizing, in: constrainedSize)
+        let placed = RelativeLayoutSpec.place(
+            child, horizontally: centeringOptions.contains(.x) ? .center : .none,
+            vertically: centeringOptions.contains(.y) ? .center : .none,
+            sizing: sizing, in: constrainedSize)
         return Layout(element: self, size: placed.size, sublayouts: [placed.sublayout])
     }
 }

@@ -18,8 +18,10 @@ public final class CornerLayoutSpec: LayoutElement {
     /// the corner then overflows).
     public let wrapsCorner: Bool
 
-    public init(style: Style = Style(), child: any LayoutElement, corner: any LayoutElement,
-                location: Location, offset: CGPoint = .zero, wrapsCorner: Bool = false) {
+    public init(
+        style: Style = Style(), child: any LayoutElement, corner: any LayoutElement,
+        location: Location, offset: CGPoint = .zero, wrapsCorner: Bool = false
+    ) {
         self.style = style
         self.child = child
         self.corner = corner
@@ -43,8 +45,9 @@ public final class CornerLayoutSpec: LayoutElement {
         case .bottomLeft:
             cornerOrigin = CGPoint(x: -cornerSize.width / 2, y: childFrame.height - cornerSize.height / 2)
         case .bottomRight:
-            cornerOrigin = CGPoint(x: childFrame.width - cornerSize.width / 2,
-                                   y: childFrame.height - cornerSize.height / 2)
+            cornerOrigin = CGPoint(
+                x: childFrame.width - cornerSize.width / 2,
+                y: childFrame.height - cornerSize.height / 2)
         }
         cornerOrigin.x += offset.x
         cornerOrigin.y += offset.y
@@ -60,8 +63,10 @@ public final class CornerLayoutSpec: LayoutElement {
         cornerFrame.origin.x -= frame.minX
         childFrame.origin.y -= frame.minY
         cornerFrame.origin.y -= frame.minY
-        return Layout(element: self, size: frame.size, sublayouts: [
-            childLayout.positioned(at: childFrame.origin), cornerLayout.positioned(at: cornerFrame.origin),
-        ])
+        return Layout(
+            element: self, size: frame.size,
+            sublayouts: [
+                childLayout.positioned(at: childFrame.origin), cornerLayout.positioned(at: cornerFrame.origin),
+            ])
     }
 }

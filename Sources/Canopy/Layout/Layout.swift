@@ -32,8 +32,10 @@ public final class Layout: Sendable, CustomStringConvertible {
     /// height + descender), when computed; nil means `style.descender`.
     public let descender: CGFloat?
 
-    public init(element: any LayoutElement, size: CGSize, position: CGPoint = .zero, sublayouts: [Layout] = [],
-                ascender: CGFloat? = nil, descender: CGFloat? = nil) {
+    public init(
+        element: any LayoutElement, size: CGSize, position: CGPoint = .zero, sublayouts: [Layout] = [],
+        ascender: CGFloat? = nil, descender: CGFloat? = nil
+    ) {
         if let node = element as? DisplayNode {
             self.node = node
             ownedElement = nil
@@ -55,8 +57,9 @@ public final class Layout: Sendable, CustomStringConvertible {
     /// This layout placed at `point` (itself when already there).
     public func positioned(at point: CGPoint) -> Layout {
         if point == position { return self }
-        return Layout(element: element, size: size, position: point, sublayouts: sublayouts,
-                      ascender: ascender, descender: descender)
+        return Layout(
+            element: element, size: size, position: point, sublayouts: sublayouts,
+            ascender: ascender, descender: descender)
     }
 
     /// The tree, one element a line, children indented by two spaces:
@@ -69,8 +72,9 @@ public final class Layout: Sendable, CustomStringConvertible {
 
     private func appendDescription(to lines: inout [String], depth: Int) {
         let indent = String(repeating: "  ", count: depth)
-        lines.append("\(indent)\(type(of: element)) (\(layoutFormat(position.x)), \(layoutFormat(position.y)), "
-                     + "\(layoutFormat(size.width))×\(layoutFormat(size.height)))")
+        lines.append(
+            "\(indent)\(type(of: element)) (\(layoutFormat(position.x)), \(layoutFormat(position.y)), "
+                + "\(layoutFormat(size.width))×\(layoutFormat(size.height)))")
         for sublayout in sublayouts {
             sublayout.appendDescription(to: &lines, depth: depth + 1)
         }

@@ -47,20 +47,26 @@ public final class LayoutCache: Sendable {
 
     /// The cached layout of `element` for this range and parent size, if any, computed in
     /// `generation` (the current one unless given).
-    package func layout(for range: SizeRange, parentSize: CGSize, element: any LayoutElement,
-                       generation: UInt64 = LayoutCache.generation) -> Layout? {
+    package func layout(
+        for range: SizeRange, parentSize: CGSize, element: any LayoutElement,
+        generation: UInt64 = LayoutCache.generation
+    ) -> Layout? {
         let hit = entries.withLock { entries in
             entries.first { $0.range == range && Self.same($0.parentSize, parentSize) && $0.generation == generation }
         }
-        return hit.map { Layout(element: element, size: $0.size, sublayouts: $0.sublayouts,
-                            ascender: $0.ascender, descender: $0.descender) }
+        return hit.map {
+            Layout(
+                element: element, size: $0.size, sublayouts: $0.sublayouts,
+                ascender: $0.ascender, descender: $0.descender)
+        }
     }
 
     /// Keeps `layout`, measured in `generation` (read before measuring, so a style changed meanwhile
     /// leaves the entry already stale).
     package func store(_ layout: Layout, for range: SizeRange, parentSize: CGSize, generation: UInt64) {
-        let entry = Entry(range: range, parentSize: parentSize, size: layout.size, sublayouts: layout.sublayouts,
-                          ascender: layout.ascender, descender: layout.descender, generation: generation, sublayoutNodes: layout.sublayoutNodes)
+        let entry = Entry(
+            range: range, parentSize: parentSize, size: layout.size, sublayouts: layout.sublayouts,
+            ascender: layout.ascender, descender: layout.descender, generation: generation, sublayoutNodes: layout.sublayoutNodes)
         // A layout measured before the latest change is stale already: keeping it would only push a
         // fresh entry out.
         guard generation == Self.generation else { return }

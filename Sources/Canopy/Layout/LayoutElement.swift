@@ -43,8 +43,10 @@ extension LayoutElement {
 
     public func layoutThatFits(_ constrainedSize: SizeRange, parentSize: CGSize) -> Layout {
         let generation = LayoutCache.generation
-        if let cached = layoutCache.layout(for: constrainedSize, parentSize: parentSize, element: self,
-                                           generation: generation) {
+        if let cached = layoutCache.layout(
+            for: constrainedSize, parentSize: parentSize, element: self,
+            generation: generation)
+        {
             return cached
         }
         let resolved = constrainedSize.intersect(style.sizeRange(parentSize: parentSize))
@@ -83,8 +85,10 @@ extension LayoutElement {
     /// The layout of this element's content in `range` with `values` minus their main-axis min and
     /// max (a stack's flex base size ignores them, CSS §9.2.3). Not cached: a stack asks for it only
     /// for children that have a main-axis min or max and no main-axis length.
-    func contentLayout(_ range: SizeRange, parentSize: CGSize, ignoringMainBoundsOf values: Style.Values,
-                       horizontal: Bool) -> Layout {
+    func contentLayout(
+        _ range: SizeRange, parentSize: CGSize, ignoringMainBoundsOf values: Style.Values,
+        horizontal: Bool
+    ) -> Layout {
         var unbounded = values
         if horizontal {
             unbounded.minWidth = .auto

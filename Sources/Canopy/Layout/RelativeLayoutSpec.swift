@@ -34,8 +34,10 @@ public final class RelativeLayoutSpec: LayoutElement {
     public let sizingOptions: SizingOptions
     public let child: any LayoutElement
 
-    public init(style: Style = Style(), horizontalPosition: Position, verticalPosition: Position,
-                sizingOptions: SizingOptions = [], child: any LayoutElement) {
+    public init(
+        style: Style = Style(), horizontalPosition: Position, verticalPosition: Position,
+        sizingOptions: SizingOptions = [], child: any LayoutElement
+    ) {
         self.style = style
         self.horizontalPosition = horizontalPosition
         self.verticalPosition = verticalPosition
@@ -44,36 +46,46 @@ public final class RelativeLayoutSpec: LayoutElement {
     }
 
     /// Texture's spelling (`sizingOption:`, singular).
-    public convenience init(style: Style = Style(), horizontalPosition: Position, verticalPosition: Position,
-                            sizingOption: SizingOptions, child: any LayoutElement) {
-        self.init(style: style, horizontalPosition: horizontalPosition, verticalPosition: verticalPosition,
-                  sizingOptions: sizingOption, child: child)
+    public convenience init(
+        style: Style = Style(), horizontalPosition: Position, verticalPosition: Position,
+        sizingOption: SizingOptions, child: any LayoutElement
+    ) {
+        self.init(
+            style: style, horizontalPosition: horizontalPosition, verticalPosition: verticalPosition,
+            sizingOptions: sizingOption, child: child)
     }
 
     public func calculateLayoutThatFits(_ constrainedSize: SizeRange) -> Layout {
-        let placed = Self.place(child, horizontally: horizontalPosition, vertically: verticalPosition,
-                                sizing: sizingOptions, in: constrainedSize)
+        let placed = Self.place(
+            child, horizontally: horizontalPosition, vertically: verticalPosition,
+            sizing: sizingOptions, in: constrainedSize)
         return Layout(element: self, size: placed.size, sublayouts: [placed.sublayout])
     }
 
     /// The spec's size and its child's placed layout for these positions and sizing
     /// (`CenterLayoutSpec` places its child with it too).
-    static func place(_ child: any LayoutElement, horizontally horizontalPosition: Position,
-                      vertically verticalPosition: Position, sizing sizingOptions: SizingOptions,
-                      in constrainedSize: SizeRange) -> (size: CGSize, sublayout: Layout) {
+    static func place(
+        _ child: any LayoutElement, horizontally horizontalPosition: Position,
+        vertically verticalPosition: Position, sizing sizingOptions: SizingOptions,
+        in constrainedSize: SizeRange
+    ) -> (size: CGSize, sublayout: Layout) {
         let parent = definedParentSize(constrainedSize)
-        let childMin = CGSize(width: horizontalPosition == .none ? constrainedSize.min.width : 0,
-                              height: verticalPosition == .none ? constrainedSize.min.height : 0)
+        let childMin = CGSize(
+            width: horizontalPosition == .none ? constrainedSize.min.width : 0,
+            height: verticalPosition == .none ? constrainedSize.min.height : 0)
         let sublayout = child.layoutThatFits(SizeRange(min: childMin, max: constrainedSize.max), parentSize: parent)
         // Fill the max where it is finite, else wrap the child.
-        var size = constrainedSize.clamp(CGSize(
-            width: parent.width.isNaN ? sublayout.size.width : parent.width,
-            height: parent.height.isNaN ? sublayout.size.height : parent.height))
-        size = constrainedSize.clamp(CGSize(
-            width: sizingOptions.contains(.minimumWidth) ? min(size.width, sublayout.size.width) : size.width,
-            height: sizingOptions.contains(.minimumHeight) ? min(size.height, sublayout.size.height) : size.height))
-        let position = CGPoint(x: (size.width - sublayout.size.width) * horizontalPosition.proportion,
-                               y: (size.height - sublayout.size.height) * verticalPosition.proportion)
+        var size = constrainedSize.clamp(
+            CGSize(
+                width: parent.width.isNaN ? sublayout.size.width : parent.width,
+                height: parent.height.isNaN ? sublayout.size.height : parent.height))
+        size = constrainedSize.clamp(
+            CGSize(
+                width: sizingOptions.contains(.minimumWidth) ? min(size.width, sublayout.size.width) : size.width,
+                height: sizingOptions.contains(.minimumHeight) ? min(size.height, sublayout.size.height) : size.height))
+        let position = CGPoint(
+            x: (size.width - sublayout.size.width) * horizontalPosition.proportion,
+            y: (size.height - sublayout.size.height) * verticalPosition.proportion)
         return (size, sublayout.positioned(at: position))
     }
 }

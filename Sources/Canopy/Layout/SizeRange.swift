@@ -21,8 +21,9 @@ public struct SizeRange: Sendable, Equatable, CustomStringConvertible {
 
     /// `size` brought inside the range on each axis; where min > max, min wins.
     public func clamp(_ size: CGSize) -> CGSize {
-        CGSize(width: Swift.max(min.width, Swift.min(max.width, size.width)),
-               height: Swift.max(min.height, Swift.min(max.height, size.height)))
+        CGSize(
+            width: Swift.max(min.width, Swift.min(max.width, size.width)),
+            height: Swift.max(min.height, Swift.min(max.height, size.height)))
     }
 
     /// The sizes in both ranges (Texture's `ASSizeRangeIntersect`). Where the ranges do not overlap
@@ -33,8 +34,10 @@ public struct SizeRange: Sendable, Equatable, CustomStringConvertible {
         return SizeRange(min: CGSize(width: w.0, height: h.0), max: CGSize(width: w.1, height: h.1))
     }
 
-    private static func intersect(_ minA: CGFloat, _ maxA: CGFloat, _ minB: CGFloat,
-                                  _ maxB: CGFloat) -> (CGFloat, CGFloat) {
+    private static func intersect(
+        _ minA: CGFloat, _ maxA: CGFloat, _ minB: CGFloat,
+        _ maxB: CGFloat
+    ) -> (CGFloat, CGFloat) {
         let lower = Swift.max(minA, minB)
         let upper = Swift.min(maxA, maxB)
         if lower <= upper { return (lower, upper) }
@@ -56,6 +59,7 @@ func layoutFormat(_ value: CGFloat) -> String {
 /// The parent size a spec passes down: its max size where finite, else NaN ("undefined", so
 /// fractional child sizes fall back to auto).
 func definedParentSize(_ range: SizeRange) -> CGSize {
-    CGSize(width: range.max.width.isFinite ? range.max.width : .nan,
-           height: range.max.height.isFinite ? range.max.height : .nan)
+    CGSize(
+        width: range.max.width.isFinite ? range.max.width : .nan,
+        height: range.max.height.isFinite ? range.max.height : .nan)
 }

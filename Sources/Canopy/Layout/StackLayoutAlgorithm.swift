@@ -72,8 +72,9 @@ struct StackLayoutAlgorithm {
         horizontal ? CGPoint(x: main, y: cross) : CGPoint(x: cross, y: main)
     }
     private func childRange(main: ClosedRange<CGFloat>, cross: ClosedRange<CGFloat>) -> SizeRange {
-        SizeRange(min: size(main: main.lowerBound, cross: cross.lowerBound),
-                  max: size(main: main.upperBound, cross: cross.upperBound))
+        SizeRange(
+            min: size(main: main.lowerBound, cross: cross.lowerBound),
+            max: size(main: main.upperBound, cross: cross.upperBound))
     }
 
     private var minMain: CGFloat { main(range.min) }
@@ -123,8 +124,9 @@ struct StackLayoutAlgorithm {
         }
         let stackSize = size(main: mainLength, cross: crossLength)
         let baselines = self.baselines(items: items, lines: lines, sublayouts: sublayouts, stackSize: stackSize)
-        return Layout(element: spec, size: stackSize, sublayouts: sublayouts,
-                      ascender: baselines.ascender, descender: baselines.descender)
+        return Layout(
+            element: spec, size: stackSize, sublayouts: sublayouts,
+            ascender: baselines.ascender, descender: baselines.descender)
     }
 
     private func clampMain(_ length: CGFloat) -> CGFloat {
@@ -141,16 +143,19 @@ struct StackLayoutAlgorithm {
 
         let parentMain = main(parentSize)
         let parentCross = cross(parentSize)
-        let mainBounds = Self.bounds(min: horizontal ? values.minWidth : values.minHeight,
-                                     max: horizontal ? values.maxWidth : values.maxHeight, parent: parentMain)
-        let crossBounds = Self.bounds(min: horizontal ? values.minHeight : values.minWidth,
-                                      max: horizontal ? values.maxHeight : values.maxWidth, parent: parentCross)
+        let mainBounds = Self.bounds(
+            min: horizontal ? values.minWidth : values.minHeight,
+            max: horizontal ? values.maxWidth : values.maxHeight, parent: parentMain)
+        let crossBounds = Self.bounds(
+            min: horizontal ? values.minHeight : values.minWidth,
+            max: horizontal ? values.maxHeight : values.maxWidth, parent: parentCross)
         let crossDimension = horizontal ? values.height : values.width
         let hasCrossSize = !crossDimension.resolve(parent: parentCross, auto: .nan).isNaN
 
         // A stretched child of a single-line stack will be at least the stack's minimum across (the
         // line is), so it is measured so: a wrapping row inside a column then wraps at its final width.
-        let crossMinimum = configuration.flexWrap == .noWrap && align == .stretch && !hasCrossSize
+        let crossMinimum =
+            configuration.flexWrap == .noWrap && align == .stretch && !hasCrossSize
             ? min(max(minCross, crossBounds.lowerBound), crossBounds.upperBound, maxCross) : 0
 
         // The flex base size ignores the child's own min/max (CSS §9.2.3); only the hypothetical
@@ -171,17 +176,19 @@ struct StackLayoutAlgorithm {
                 layout = element.layoutThatFits(range, parentSize: parentSize)
                 measured = layout
             } else {
-                layout = element.contentLayout(range, parentSize: parentSize, ignoringMainBoundsOf: values,
-                                               horizontal: horizontal)
+                layout = element.contentLayout(
+                    range, parentSize: parentSize, ignoringMainBoundsOf: values,
+                    horizontal: horizontal)
             }
             base = main(layout.size)
         }
         if !base.isFinite { base = 0 }
         let hypothetical = max(mainBounds.lowerBound, min(mainBounds.upperBound, base))
-        return Item(element: element, values: values, align: align, minMain: mainBounds.lowerBound,
-                    maxMain: mainBounds.upperBound, minCross: crossBounds.lowerBound,
-                    maxCross: crossBounds.upperBound, hasCrossSize: hasCrossSize, crossMinimum: crossMinimum, base: base,
-                    hypothetical: hypothetical, measured: measured)
+        return Item(
+            element: element, values: values, align: align, minMain: mainBounds.lowerBound,
+            maxMain: mainBounds.upperBound, minCross: crossBounds.lowerBound,
+            maxCross: crossBounds.upperBound, hasCrossSize: hasCrossSize, crossMinimum: crossMinimum, base: base,
+            hypothetical: hypothetical, measured: measured)
     }
 
     /// A child's [min, max] on one axis from its style; auto is [0, ∞), and min wins over max.
@@ -216,7 +223,8 @@ struct StackLayoutAlgorithm {
 
     /// Flexes one line's items and returns the main length they use with their spacing.
     private func resolveFlexibleLengths(_ items: inout [Item], _ indices: Range<Int>) -> CGFloat {
-        let spacing = configuration.spacing * CGFloat(indices.count - 1)
+        let spacing =
+            configuration.spacing * CGFloat(indices.count - 1)
             + indices.reduce(0) { $0 + items[$1].spacingAround }
         let hypotheticalSum = indices.reduce(spacing) { $0 + items[$1].hypothetical }
         let target = clampMain(hypotheticalSum)
@@ -234,7 +242,8 @@ struct StackLayoutAlgorithm {
         for index in indices {
             let item = items[index]
             items[index].target = item.hypothetical
-            items[index].frozen = !flexes || hypotheticalSum == target || factor(item) == 0
+            items[index].frozen =
+                !flexes || hypotheticalSum == target || factor(item) == 0
                 || (growing && item.base > item.hypothetical) || (!growing && item.base < item.hypothetical)
         }
 
@@ -276,7 +285,8 @@ struct StackLayoutAlgorithm {
                 // Each round freezes at least one item (all of them if anything came out NaN), so
                 // the loop ends after at most one round per item.
                 if totalViolation == 0 || totalViolation.isNaN || (totalViolation > 0 && violation > 0)
-                    || (totalViolation < 0 && violation < 0) {
+                    || (totalViolation < 0 && violation < 0)
+                {
                     items[index].frozen = true
                 }
                 items[index].target = value
@@ -415,7 +425,8 @@ struct StackLayoutAlgorithm {
     /// around and evenly to centre). Children along a line (`justifyContent`) and lines across the
     /// stack (`alignContent`, whose other choices are the same) share it.
     private static func distribute(_ free: CGFloat, among count: Int, _ distribution: StackLayoutSpec.JustifyContent)
-        -> (offset: CGFloat, gap: CGFloat) {
+        -> (offset: CGFloat, gap: CGFloat)
+    {
         let n = CGFloat(count)
         switch distribution {
         case .start:
@@ -438,8 +449,10 @@ struct StackLayoutAlgorithm {
     /// The stack's first and last baselines: in a column, its first and last child's; in a row, the
     /// first line's shared first baseline or its first item's, and the last line's shared last
     /// baseline or its last item's.
-    private func baselines(items: [Item], lines: [Line], sublayouts: [Layout],
-                           stackSize: CGSize) -> (ascender: CGFloat, descender: CGFloat) {
+    private func baselines(
+        items: [Item], lines: [Line], sublayouts: [Layout],
+        stackSize: CGSize
+    ) -> (ascender: CGFloat, descender: CGFloat) {
         let height = stackSize.height
         let first = items.startIndex
         let last = items.endIndex - 1
@@ -454,7 +467,8 @@ struct StackLayoutAlgorithm {
         let firstLine = lines[0]
         let lastLine = lines[lines.count - 1]
         let top = firstLine.firstBaseline.map { firstLine.offset + $0 } ?? ascent(firstLine.items.lowerBound)
-        let bottom = lastLine.lastBaseline.map { height - (lastLine.offset + $0) }
+        let bottom =
+            lastLine.lastBaseline.map { height - (lastLine.offset + $0) }
             ?? descent(lastLine.items.upperBound - 1)
         return (top, -bottom)
     }

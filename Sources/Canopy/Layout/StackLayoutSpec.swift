@@ -79,28 +79,37 @@ public final class StackLayoutSpec: LayoutElement {
 
     /// A stack; `StackLayoutSpec()` is a horizontal stack aligned to the start, children stretched
     /// across, as Texture's.
-    public init(style: Style = Style(), direction: Direction = .horizontal, spacing: CGFloat = 0,
-                justifyContent: JustifyContent = .start, alignItems: AlignItems = .stretch,
-                flexWrap: FlexWrap = .noWrap, alignContent: AlignContent = .start, lineSpacing: CGFloat = 0,
-                children: [any LayoutElement] = []) {
+    public init(
+        style: Style = Style(), direction: Direction = .horizontal, spacing: CGFloat = 0,
+        justifyContent: JustifyContent = .start, alignItems: AlignItems = .stretch,
+        flexWrap: FlexWrap = .noWrap, alignContent: AlignContent = .start, lineSpacing: CGFloat = 0,
+        children: [any LayoutElement] = []
+    ) {
         self.style = style
-        properties = LayoutProperties(Configuration(
-            direction: direction, spacing: spacing, justifyContent: justifyContent, alignItems: alignItems,
-            flexWrap: flexWrap, alignContent: alignContent, lineSpacing: lineSpacing, children: children))
+        properties = LayoutProperties(
+            Configuration(
+                direction: direction, spacing: spacing, justifyContent: justifyContent, alignItems: alignItems,
+                flexWrap: flexWrap, alignContent: alignContent, lineSpacing: lineSpacing, children: children))
     }
 
     /// A vertical stack.
-    public static func vertical(spacing: CGFloat = 0, justifyContent: JustifyContent = .start,
-                                alignItems: AlignItems = .stretch, children: [any LayoutElement] = []) -> StackLayoutSpec {
-        StackLayoutSpec(direction: .vertical, spacing: spacing, justifyContent: justifyContent,
-                        alignItems: alignItems, children: children)
+    public static func vertical(
+        spacing: CGFloat = 0, justifyContent: JustifyContent = .start,
+        alignItems: AlignItems = .stretch, children: [any LayoutElement] = []
+    ) -> StackLayoutSpec {
+        StackLayoutSpec(
+            direction: .vertical, spacing: spacing, justifyContent: justifyContent,
+            alignItems: alignItems, children: children)
     }
 
     /// A horizontal stack.
-    public static func horizontal(spacing: CGFloat = 0, justifyContent: JustifyContent = .start,
-                                  alignItems: AlignItems = .stretch, children: [any LayoutElement] = []) -> StackLayoutSpec {
-        StackLayoutSpec(direction: .horizontal, spacing: spacing, justifyContent: justifyContent,
-                        alignItems: alignItems, children: children)
+    public static func horizontal(
+        spacing: CGFloat = 0, justifyContent: JustifyContent = .start,
+        alignItems: AlignItems = .stretch, children: [any LayoutElement] = []
+    ) -> StackLayoutSpec {
+        StackLayoutSpec(
+            direction: .horizontal, spacing: spacing, justifyContent: justifyContent,
+            alignItems: alignItems, children: children)
     }
 
     var configuration: Configuration { properties.valueForLayout() }

@@ -50,15 +50,19 @@ public final class Style: Sendable {
         /// exact (preferred) length: the exact length is clamped into [min, max], and with no exact
         /// length the range is [min, max(min, max)].
         public func sizeRange(parentSize: CGSize, autoRange: SizeRange = .unconstrained) -> SizeRange {
-            let w = Self.resolveAxis(exact: width, min: minWidth, max: maxWidth, parent: parentSize.width,
-                                     autoMin: autoRange.min.width, autoMax: autoRange.max.width)
-            let h = Self.resolveAxis(exact: height, min: minHeight, max: maxHeight, parent: parentSize.height,
-                                     autoMin: autoRange.min.height, autoMax: autoRange.max.height)
+            let w = Self.resolveAxis(
+                exact: width, min: minWidth, max: maxWidth, parent: parentSize.width,
+                autoMin: autoRange.min.width, autoMax: autoRange.max.width)
+            let h = Self.resolveAxis(
+                exact: height, min: minHeight, max: maxHeight, parent: parentSize.height,
+                autoMin: autoRange.min.height, autoMax: autoRange.max.height)
             return SizeRange(min: CGSize(width: w.min, height: h.min), max: CGSize(width: w.max, height: h.max))
         }
 
-        private static func resolveAxis(exact: LayoutDimension, min: LayoutDimension, max: LayoutDimension, parent: CGFloat,
-                                        autoMin: CGFloat, autoMax: CGFloat) -> (min: CGFloat, max: CGFloat) {
+        private static func resolveAxis(
+            exact: LayoutDimension, min: LayoutDimension, max: LayoutDimension, parent: CGFloat,
+            autoMin: CGFloat, autoMax: CGFloat
+        ) -> (min: CGFloat, max: CGFloat) {
             let lower = min.resolve(parent: parent, auto: autoMin)
             let upper = max.resolve(parent: parent, auto: autoMax)
             let exactValue = exact.resolve(parent: parent, auto: .nan)
@@ -176,19 +180,31 @@ public final class Style: Sendable {
     /// the point values, 0 for an axis that is not in points (Texture asserts there instead).
     public var preferredSize: CGSize {
         get { let v = values; return CGSize(width: Self.points(v.width), height: Self.points(v.height)) }
-        set { update { $0.width = .points(newValue.width); $0.height = .points(newValue.height) } }
+        set {
+            update {
+                $0.width = .points(newValue.width); $0.height = .points(newValue.height)
+            }
+        }
     }
 
     /// `minWidth` and `minHeight` in points (see `preferredSize`).
     public var minSize: CGSize {
         get { let v = values; return CGSize(width: Self.points(v.minWidth), height: Self.points(v.minHeight)) }
-        set { update { $0.minWidth = .points(newValue.width); $0.minHeight = .points(newValue.height) } }
+        set {
+            update {
+                $0.minWidth = .points(newValue.width); $0.minHeight = .points(newValue.height)
+            }
+        }
     }
 
     /// `maxWidth` and `maxHeight` in points (see `preferredSize`).
     public var maxSize: CGSize {
         get { let v = values; return CGSize(width: Self.points(v.maxWidth), height: Self.points(v.maxHeight)) }
-        set { update { $0.maxWidth = .points(newValue.width); $0.maxHeight = .points(newValue.height) } }
+        set {
+            update {
+                $0.maxWidth = .points(newValue.width); $0.maxHeight = .points(newValue.height)
+            }
+        }
     }
 
     private static func points(_ dimension: LayoutDimension) -> CGFloat {

@@ -38,13 +38,17 @@ public protocol ContentDrawing: DisplayNode {
 
     /// The node's contents as a bitmap, or nil when cancelled. The default makes a context of the
     /// bounds at `scale` and has `draw(_:in:isCancelled:)` paint it. Worker thread.
-    static func display(_ parameters: DrawParameters, size: CGSize, scale: CGFloat,
-                        isCancelled: @Sendable () -> Bool) -> Bitmap?
+    static func display(
+        _ parameters: DrawParameters, size: CGSize, scale: CGFloat,
+        isCancelled: @Sendable () -> Bool
+    ) -> Bitmap?
 }
 
 extension ContentDrawing {
-    public static func display(_ parameters: DrawParameters, size: CGSize, scale: CGFloat,
-                               isCancelled: @Sendable () -> Bool) -> Bitmap? {
+    public static func display(
+        _ parameters: DrawParameters, size: CGSize, scale: CGFloat,
+        isCancelled: @Sendable () -> Bool
+    ) -> Bitmap? {
         CapturedDrawing.display(size: size, scale: scale, isCancelled: isCancelled) { context in
             draw(parameters, in: context, isCancelled: isCancelled)
         }
@@ -74,8 +78,10 @@ struct CapturedDrawing: Sendable {
 
     /// A transparent context of `size` at `scale` that `paint` draws into, as a bitmap; nil when
     /// the size has no pixels or the display was cancelled.
-    static func display(size: CGSize, scale: CGFloat, isCancelled: @Sendable () -> Bool,
-                        paint: (GraphicsContext) -> Void) -> Bitmap? {
+    static func display(
+        size: CGSize, scale: CGFloat, isCancelled: @Sendable () -> Bool,
+        paint: (GraphicsContext) -> Void
+    ) -> Bitmap? {
         let width = Int((size.width * scale).rounded(.up)), height = Int((size.height * scale).rounded(.up))
         guard width > 0, height > 0, !isCancelled() else { return nil }
         let context = GraphicsContext(pixelWidth: width, pixelHeight: height, scale: scale)

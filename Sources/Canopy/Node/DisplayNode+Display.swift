@@ -152,14 +152,17 @@ extension DisplayNode {
         }
         let container = transactionContainer
         let transaction = container.openTransaction(group: group)
-        transaction.addOperation(priority: DisplayScheduler.shared.priority(of: self), { isCancelled in
-            let cancelled: @Sendable () -> Bool = { isCancelled() || isStale() }
-            return DisplayScheduler.shared.runDisplay(isCancelled: cancelled) {
-                Tracer.shared.measure("draw \(label ?? nodeName)", category: "display") {
-                    drawing.display(size, scale, cancelled)
+        transaction.addOperation(
+            priority: DisplayScheduler.shared.priority(of: self),
+            { isCancelled in
+                let cancelled: @Sendable () -> Bool = { isCancelled() || isStale() }
+                return DisplayScheduler.shared.runDisplay(isCancelled: cancelled) {
+                    Tracer.shared.measure("draw \(label ?? nodeName)", category: "display") {
+                        drawing.display(size, scale, cancelled)
+                    }
                 }
             }
-        }) { [weak self] bitmap, cancelled in
+        ) { [weak self] bitmap, cancelled in
             guard let self, !cancelled, !isStale(), let layer = self.layerIfLoaded else {
                 DisplayScheduler.shared.recordRaster(landed: false)
                 return
@@ -201,7 +204,8 @@ extension DisplayNode {
             node.state.withLock { $0.needsDisplay = true }
             node.display(group: group, scale: scale)
             if let transaction = node.transactionContainer.state.withLock({ $0.transaction }),
-               transaction.state != .completed, !transactions.contains(where: { $0 === transaction }) {
+                transaction.state != .completed, !transactions.contains(where: { $0 === transaction })
+            {
                 transactions.append(transaction)
             }
         }

@@ -80,7 +80,7 @@ extension DisplayNode {
     func showPlaceholderIfNeeded() {
         guard let layer = layerIfLoaded else { return }
         let (enabled, current, color) = state.withLock { ($0.placeholderEnabled, $0.placeholder, $0.placeholderColor) }
-        if let current, !current.isLeaving { return }    // it covers the node already
+        if let current, !current.isLeaving { return }  // it covers the node already
         // A node that displays synchronously has its contents before the frame is drawn.
         guard enabled, displaysAsynchronously, !isSubtreeDisplayed, !placeholdersSuppressed else { return }
         if let current {
@@ -113,9 +113,10 @@ extension DisplayNode {
         placeholder.frame = CGRect(origin: .zero, size: size)
         if let imageLayer = placeholder.sublayers.first, let image = imageLayer.contents {
             let imageSize = image.size
-            imageLayer.frame = CGRect(x: ((size.width - imageSize.width) / 2).rounded(),
-                                      y: ((size.height - imageSize.height) / 2).rounded(),
-                                      width: imageSize.width, height: imageSize.height)
+            imageLayer.frame = CGRect(
+                x: ((size.width - imageSize.width) / 2).rounded(),
+                y: ((size.height - imageSize.height) / 2).rounded(),
+                width: imageSize.width, height: imageSize.height)
         }
     }
 
@@ -129,7 +130,8 @@ extension DisplayNode {
             return (state.contentsFadeDuration, state.placeholder != nil)
         }
         if fade > 0, !hadContents, !hasPlaceholder, let layer = layerIfLoaded, layer.contents != nil,
-           let animator = DisplayScheduler.shared.animator {
+            let animator = DisplayScheduler.shared.animator
+        {
             layer.fadeOpacity = 0
             animator.whenPresented(layer) { [weak layer] in
                 guard let layer else { return }
@@ -149,7 +151,8 @@ extension DisplayNode {
     @MainActor
     func hidePlaceholderIfDisplayed() {
         guard let current = state.withLock({ $0.placeholder }), !current.isLeaving,
-              isSubtreeDisplayed, let layer = layerIfLoaded else { return }
+            isSubtreeDisplayed, let layer = layerIfLoaded
+        else { return }
         let duration = state.withLock { state -> TimeInterval in
             state.placeholder?.isLeaving = true
             return max(state.placeholderFadeDuration, state.contentsFadeDuration)
@@ -164,7 +167,8 @@ extension DisplayNode {
         animator.whenPresented(layer) { [weak self, weak placeholder] in
             // A fade started by a later departure (after it was brought back) is already under way.
             guard let self, let placeholder, self.isLeaving(placeholder),
-                  !animator.isAnimating(placeholder, .alpha) else { return }
+                !animator.isAnimating(placeholder, .alpha)
+            else { return }
             animator.animate(placeholder, .alpha, from: 1, to: 0, duration: duration) { _ in remove() }
         }
     }

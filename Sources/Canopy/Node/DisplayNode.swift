@@ -99,13 +99,14 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
         let specLayout = spec.layoutThatFits(constrainedSize, parentSize: constrainedSize.max)
         var nodes: [Layout] = []
         if specLayout.element is DisplayNode {
-            nodes = [specLayout]    // the spec is a node itself
+            nodes = [specLayout]  // the spec is a node itself
         } else {
             Self.collectNodeLayouts(specLayout, offset: .zero, into: &nodes)
         }
         let size = constrainedSize.clamp(specLayout.size)
-        return Layout(element: self, size: size, sublayouts: nodes,
-                      ascender: specLayout.ascender, descender: specLayout.descender)
+        return Layout(
+            element: self, size: size, sublayouts: nodes,
+            ascender: specLayout.ascender, descender: specLayout.descender)
     }
 
     /// The topmost nodes of a spec layout, positioned relative to its origin.
@@ -238,8 +239,9 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
     /// loaded, on the main thread after.
     func checkThreadAffinity(_ property: String) {
         if isNodeLoaded && !Thread.isMainThread {
-            Self.threadAffinityViolation("Incorrect display node thread affinity: \(property) of a loaded "
-                                         + "\(type(of: self)) set off the main thread")
+            Self.threadAffinityViolation(
+                "Incorrect display node thread affinity: \(property) of a loaded "
+                    + "\(type(of: self)) set off the main thread")
         }
     }
 
@@ -289,8 +291,10 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
     }
 
     /// Sets one layer-mirrored property: under the lock, then on the layer if loaded (main thread).
-    private func setLayerProperty<Value>(_ name: String, _ keyPath: WritableKeyPath<State, Value>, _ value: Value,
-                                         apply: @MainActor (Layer, Value) -> Void) where Value: Sendable {
+    private func setLayerProperty<Value>(
+        _ name: String, _ keyPath: WritableKeyPath<State, Value>, _ value: Value,
+        apply: @MainActor (Layer, Value) -> Void
+    ) where Value: Sendable {
         checkThreadAffinity(name)
         state.withLock { $0[keyPath: keyPath] = value }
         // Inside a rasterized subtree the change shows through the rasterizing ancestor's bitmap.
@@ -325,8 +329,9 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
         get { let f = frame; return CGPoint(x: f.midX, y: f.midY) }
         set {
             let size = frame.size
-            frame = CGRect(x: newValue.x - size.width / 2, y: newValue.y - size.height / 2,
-                           width: size.width, height: size.height)
+            frame = CGRect(
+                x: newValue.x - size.width / 2, y: newValue.y - size.height / 2,
+                width: size.width, height: size.height)
         }
     }
 

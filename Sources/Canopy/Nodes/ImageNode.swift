@@ -253,11 +253,12 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
         let label = Tracer.shared.isRecording ? traceLabel : nil
         return settings.withLock { settings -> Parameters in
             settings.pendingOutcome = outcome
-            return Parameters(source: settings.source, boundsSize: size, contentMode: settings.contentMode,
-                              cropRect: settings.cropRect, forceUpscaling: settings.forceUpscaling,
-                              modification: settings.imageModificationBlock, cache: settings.imageCache,
-                              fonts: settings.fonts, drawsErrorState: settings.drawsErrorState, outcome: outcome,
-                              decodeObserver: settings.decodeObserver, traceLabel: label)
+            return Parameters(
+                source: settings.source, boundsSize: size, contentMode: settings.contentMode,
+                cropRect: settings.cropRect, forceUpscaling: settings.forceUpscaling,
+                modification: settings.imageModificationBlock, cache: settings.imageCache,
+                fonts: settings.fonts, drawsErrorState: settings.drawsErrorState, outcome: outcome,
+                decodeObserver: settings.decodeObserver, traceLabel: label)
         }
     }
 
@@ -276,8 +277,10 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
     /// The node's bitmap: the image decoded, scaled and placed, at the pixel size the bounds need
     /// at `scale` (smaller without `forceUpscaling` when the image has fewer pixels), then
     /// modified; or the error state; nil without an image or when cancelled. Worker thread.
-    open class func display(_ p: Parameters, size: CGSize, scale: CGFloat,
-                                     isCancelled: @Sendable () -> Bool) -> Bitmap? {
+    open class func display(
+        _ p: Parameters, size: CGSize, scale: CGFloat,
+        isCancelled: @Sendable () -> Bool
+    ) -> Bitmap? {
         let boundsPixels = (width: Int((size.width * scale).rounded(.up)), height: Int((size.height * scale).rounded(.up)))
         guard boundsPixels.width > 0, boundsPixels.height > 0, !isCancelled() else { return nil }
         switch prepare(p, size: size, scale: scale, isCancelled: isCancelled) {
@@ -314,8 +317,10 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
     /// Draws the image into a context of the bounds (a rasterizing ancestor's, translated to this
     /// node). Worker thread. The modification block runs on the image drawn at the context's
     /// scale, which is then drawn over the bounds.
-    open class func draw(_ p: Parameters, in context: GraphicsContext,
-                                  isCancelled: @Sendable () -> Bool) {
+    open class func draw(
+        _ p: Parameters, in context: GraphicsContext,
+        isCancelled: @Sendable () -> Bool
+    ) {
         let size = p.boundsSize
         guard size.width > 0, size.height > 0, !isCancelled() else { return }
         switch prepare(p, size: size, scale: context.scale, isCancelled: isCancelled) {
@@ -336,8 +341,10 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
             prepared.draw(in: own, size: size)
             let drawn = own.makeBitmap()
             guard !isCancelled(),
-                  let modified = Tracer.shared.measure("modify \(p.label)", category: "image", { modification(drawn, isCancelled) }),
-                  !isCancelled() else { return }
+                let modified = Tracer.shared.measure(
+                    "modify \(p.label)", category: "image", { modification(drawn, isCancelled) }),
+                !isCancelled()
+            else { return }
             context.draw(modified, in: CGRect(origin: .zero, size: size), contentMode: .scaleToFill)
         }
     }
@@ -409,13 +416,15 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
         /// is drawn across (those of `drawRect`, so a crop counts against its own part): a file
         /// decoded to fit reads 1, an image too big for its node above 1, one stretched below 1.
         var scaleFactor: CGFloat {
-            ImageGeometry.scaleFactor(sourcePixels: CGSize(width: bitmap.width, height: bitmap.height), drawnIn: drawRect,
-                                      scale: scale)
+            ImageGeometry.scaleFactor(
+                sourcePixels: CGSize(width: bitmap.width, height: bitmap.height), drawnIn: drawRect,
+                scale: scale)
         }
 
         func backingPixelSize(boundsPixels: (width: Int, height: Int), forceUpscaling: Bool) -> (width: Int, height: Int) {
-            geometry.backingPixelSize(boundsPixels: boundsPixels, sourcePixels: sourcePixels, scale: scale,
-                                      forceUpscaling: forceUpscaling)
+            geometry.backingPixelSize(
+                boundsPixels: boundsPixels, sourcePixels: sourcePixels, scale: scale,
+                forceUpscaling: forceUpscaling)
         }
 
         /// Draws the image at its place, clipped to the bounds.
@@ -428,15 +437,19 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
     }
 
     /// Reads the source: its size, its placement, then (for a file) the decode to fit.
-    private static func prepare(_ p: Parameters, size: CGSize, scale: CGFloat,
-                                isCancelled: () -> Bool) -> Preparation {
+    private static func prepare(
+        _ p: Parameters, size: CGSize, scale: CGFloat,
+        isCancelled: () -> Bool
+    ) -> Preparation {
         guard let source = p.source else { return .none }
         switch source {
         case .bitmap(let bitmap):
             guard bitmap.width > 0, bitmap.height > 0 else { return .none }
             let sourcePixels = CGSize(width: bitmap.width, height: bitmap.height)
-            guard let geometry = ImageGeometry(imageSize: bitmap.size, boundsSize: size, contentMode: p.contentMode,
-                                               cropRect: p.cropRect, scale: scale)
+            guard
+                let geometry = ImageGeometry(
+                    imageSize: bitmap.size, boundsSize: size, contentMode: p.contentMode,
+                    cropRect: p.cropRect, scale: scale)
             else { return .none }
             return .image(PreparedImage(bitmap: bitmap, sourcePixels: sourcePixels, geometry: geometry, scale: scale))
         case .file(let path):
@@ -449,12 +462,15 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
             guard !isCancelled() else { return .cancelled }
             let sourcePixels = CGSize(width: header.width, height: header.height)
             // A file is one pixel per point.
-            guard let geometry = ImageGeometry(imageSize: sourcePixels, boundsSize: size, contentMode: p.contentMode,
-                                               cropRect: p.cropRect, scale: scale)
+            guard
+                let geometry = ImageGeometry(
+                    imageSize: sourcePixels, boundsSize: size, contentMode: p.contentMode,
+                    cropRect: p.cropRect, scale: scale)
             else { return .none }
             // Mostly hidden: decode only the visible part, at the size it is drawn.
             let visible = geometry.visibleCrop(imageWidth: header.width, imageHeight: header.height, boundsSize: size)
-            let target = visible.map { CGSize(width: $0.rect.width * scale, height: $0.rect.height * scale) }
+            let target =
+                visible.map { CGSize(width: $0.rect.width * scale, height: $0.rect.height * scale) }
                 ?? geometry.decodeTarget(boundsSize: size, scale: scale)
             p.decodeObserver?(path, target, visible?.crop)
             let bitmap: Bitmap
@@ -466,8 +482,10 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
                 return .failure(error)
             }
             guard !isCancelled() else { return .cancelled }
-            return .image(PreparedImage(bitmap: bitmap, sourcePixels: sourcePixels, geometry: geometry, scale: scale,
-                                        drawRect: visible?.rect))
+            return .image(
+                PreparedImage(
+                    bitmap: bitmap, sourcePixels: sourcePixels, geometry: geometry, scale: scale,
+                    drawRect: visible?.rect))
         }
     }
 
@@ -488,14 +506,16 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
         let width = size.width - 2 * inset, height = size.height - 2 * inset
         guard width > 0, height > 0 else { return }
         let font = TextLayout.defaultFont.withSize(min(12, max(6, size.height / 3)))
-        let text = AttributedString(error.description, font: font, color: errorTextColor,
-                                    paragraphStyle: ParagraphStyle(alignment: .center, lineBreakMode: .truncatingTail))
+        let text = AttributedString(
+            error.description, font: font, color: errorTextColor,
+            paragraphStyle: ParagraphStyle(alignment: .center, lineBreakMode: .truncatingTail))
         do throws(FontError) {
             var layout = try TextLayout.make(text, width: width, scale: context.scale, fonts: fonts)
             let fitting = layout.lines.prefix { $0.frame.maxY <= height + 1e-6 }.count
             if fitting < layout.lineCount {
-                layout = try TextLayout.make(text, width: width, maximumNumberOfLines: max(1, fitting),
-                                             scale: context.scale, fonts: fonts)
+                layout = try TextLayout.make(
+                    text, width: width, maximumNumberOfLines: max(1, fitting),
+                    scale: context.scale, fonts: fonts)
             }
             let top = ((size.height - layout.size.height) / 2 * context.scale).rounded(.down) / context.scale
             context.withSavedState {
@@ -519,7 +539,7 @@ struct ImageGeometry: Equatable {
     /// modes) sit on whole pixels at `scale`.
     init?(imageSize: CGSize, boundsSize: CGSize, contentMode: ContentMode, cropRect: CGRect, scale: CGFloat) {
         guard imageSize.width > 0, imageSize.height > 0, boundsSize.width > 0, boundsSize.height > 0,
-              imageSize.width.isFinite, imageSize.height.isFinite, boundsSize.width.isFinite, boundsSize.height.isFinite
+            imageSize.width.isFinite, imageSize.height.isFinite, boundsSize.width.isFinite, boundsSize.height.isFinite
         else { return nil }
         let bounds = CGRect(origin: .zero, size: boundsSize)
         let crop = Self.usableCrop(cropRect)
@@ -527,8 +547,9 @@ struct ImageGeometry: Equatable {
         case (.some(let crop), .aspectFill), (.some(let crop), .aspectFit), (.some(let crop), .center):
             // Texture: the crop's part of the image is stretched to the bounds.
             let whole = CGSize(width: boundsSize.width / crop.width, height: boundsSize.height / crop.height)
-            imageRect = CGRect(x: -crop.minX * whole.width, y: -crop.minY * whole.height,
-                               width: whole.width, height: whole.height)
+            imageRect = CGRect(
+                x: -crop.minX * whole.width, y: -crop.minY * whole.height,
+                width: whole.width, height: whole.height)
         default:
             let origin = cropRect.origin
             let alignment = CGPoint(x: origin.x.isFinite ? origin.x : 0.5, y: origin.y.isFinite ? origin.y : 0.5)
@@ -601,8 +622,9 @@ struct ImageGeometry: Equatable {
         let (y0, y1) = span((visible.minY - imageRect.minY) * perY, (visible.maxY - imageRect.minY) * perY, imageHeight)
         let kept = CGFloat(x1 - x0) * CGFloat(y1 - y0)
         guard kept < Self.cropThreshold * CGFloat(imageWidth) * CGFloat(imageHeight) else { return nil }
-        let rect = CGRect(x: imageRect.minX + CGFloat(x0) / perX, y: imageRect.minY + CGFloat(y0) / perY,
-                          width: CGFloat(x1 - x0) / perX, height: CGFloat(y1 - y0) / perY)
+        let rect = CGRect(
+            x: imageRect.minX + CGFloat(x0) / perX, y: imageRect.minY + CGFloat(y0) / perY,
+            width: CGFloat(x1 - x0) / perX, height: CGFloat(y1 - y0) / perY)
         return (ImageDecoder.Crop(x: x0, y: y0, width: x1 - x0, height: y1 - y0), rect)
     }
 
@@ -620,8 +642,10 @@ struct ImageGeometry: Equatable {
 
     /// The bitmap's pixel size: the bounds' pixels, or without `forceUpscaling` fewer along an
     /// axis where the image would be enlarged, by that enlargement (rounded, at least 1).
-    func backingPixelSize(boundsPixels: (width: Int, height: Int), sourcePixels: CGSize, scale: CGFloat,
-                          forceUpscaling: Bool) -> (width: Int, height: Int) {
+    func backingPixelSize(
+        boundsPixels: (width: Int, height: Int), sourcePixels: CGSize, scale: CGFloat,
+        forceUpscaling: Bool
+    ) -> (width: Int, height: Int) {
         guard !forceUpscaling else { return boundsPixels }
         let upX = imageRect.width * scale / sourcePixels.width
         let upY = imageRect.height * scale / sourcePixels.height

@@ -110,11 +110,17 @@ open class TextNode: DisplayNode, ContentDrawing, @unchecked Sendable {
     /// the measurements and invalidates layout and contents.
     private func change(_ body: (inout Settings) -> Void) {
         let changed = settings.withLock { settings -> Bool? in
-            let before = (settings.attributedText, settings.truncationAttributedText,
-                          settings.maximumNumberOfLines, settings.shadow)
+            let before = (
+                settings.attributedText, settings.truncationAttributedText,
+                settings.maximumNumberOfLines, settings.shadow
+            )
             body(&settings)
-            guard before != (settings.attributedText, settings.truncationAttributedText,
-                             settings.maximumNumberOfLines, settings.shadow) else { return nil }
+            guard
+                before != (
+                    settings.attributedText, settings.truncationAttributedText,
+                    settings.maximumNumberOfLines, settings.shadow
+                )
+            else { return nil }
             settings.drawnText = Self.applying(settings.shadow, to: settings.attributedText)
             settings.shadowPadding = Self.padding(for: settings.drawnText, settings.truncationAttributedText)
             settings.generation &+= 1
@@ -174,8 +180,9 @@ open class TextNode: DisplayNode, ContentDrawing, @unchecked Sendable {
         func layout(textWidth: CGFloat, scale: CGFloat) -> TextLayout? {
             guard !text.characters.isEmpty else { return nil }
             let width = textWidth.isFinite ? max(0, textWidth) : .infinity
-            return try? TextLayout.make(text, width: width, maximumNumberOfLines: maximumNumberOfLines,
-                                        truncationString: truncation, scale: scale, fonts: fonts)
+            return try? TextLayout.make(
+                text, width: width, maximumNumberOfLines: maximumNumberOfLines,
+                truncationString: truncation, scale: scale, fonts: fonts)
         }
     }
 
@@ -184,9 +191,10 @@ open class TextNode: DisplayNode, ContentDrawing, @unchecked Sendable {
     private func configuration(forLayout: Bool = false) -> TextConfiguration {
         settings.withLock {
             if forLayout { $0.wasMeasured = true }
-            return TextConfiguration(text: $0.drawnText, truncation: $0.truncationAttributedText,
-                                     maximumNumberOfLines: $0.maximumNumberOfLines, fonts: $0.fonts,
-                                     padding: $0.shadowPadding, generation: $0.generation)
+            return TextConfiguration(
+                text: $0.drawnText, truncation: $0.truncationAttributedText,
+                maximumNumberOfLines: $0.maximumNumberOfLines, fonts: $0.fonts,
+                padding: $0.shadowPadding, generation: $0.generation)
         }
     }
 
@@ -194,8 +202,9 @@ open class TextNode: DisplayNode, ContentDrawing, @unchecked Sendable {
     /// layout as a measurement (unless the text changed meanwhile). Any thread.
     private func measure(width: CGFloat) -> (TextLayout?, EdgeInsets) {
         let config = configuration(forLayout: true)
-        let layout = config.layout(textWidth: width - config.padding.left - config.padding.right,
-                                   scale: DisplayScheduler.shared.scale)
+        let layout = config.layout(
+            textWidth: width - config.padding.left - config.padding.right,
+            scale: DisplayScheduler.shared.scale)
         if let layout {
             settings.withLock { settings in
                 guard settings.generation == config.generation else { return }
@@ -216,8 +225,9 @@ open class TextNode: DisplayNode, ContentDrawing, @unchecked Sendable {
     open override func calculateSizeThatFits(_ constrainedSize: CGSize) -> CGSize {
         let (layout, padding) = measure(width: constrainedSize.width)
         guard let layout else { return .zero }
-        return CGSize(width: layout.size.width + padding.left + padding.right,
-                      height: layout.size.height + padding.top + padding.bottom)
+        return CGSize(
+            width: layout.size.width + padding.left + padding.right,
+            height: layout.size.height + padding.top + padding.bottom)
     }
 
     /// A leaf's layout: the text's size in the range, with its first and last baselines as the
@@ -231,14 +241,16 @@ open class TextNode: DisplayNode, ContentDrawing, @unchecked Sendable {
         guard let layout, layout.lineCount > 0 else {
             return Layout(element: self, size: constrainedSize.clamp(.zero))
         }
-        var size = CGSize(width: layout.size.width + padding.left + padding.right,
-                          height: layout.size.height + padding.top + padding.bottom)
+        var size = CGSize(
+            width: layout.size.width + padding.left + padding.right,
+            height: layout.size.height + padding.top + padding.bottom)
         size = constrainedSize.clamp(size)
         if !size.width.isFinite { size.width = 0 }
         if !size.height.isFinite { size.height = 0 }
-        return Layout(element: self, size: size,
-                      ascender: padding.top + layout.firstBaseline,
-                      descender: padding.top + layout.lastBaseline - size.height)
+        return Layout(
+            element: self, size: size,
+            ascender: padding.top + layout.firstBaseline,
+            descender: padding.top + layout.lastBaseline - size.height)
     }
 
     // MARK: The layout at the node's width
@@ -306,17 +318,21 @@ open class TextNode: DisplayNode, ContentDrawing, @unchecked Sendable {
     open func drawParameters() -> Parameters {
         let size = bounds.size
         let (config, measurements) = settings.withLock { settings in
-            (TextConfiguration(text: settings.drawnText, truncation: settings.truncationAttributedText,
-                               maximumNumberOfLines: settings.maximumNumberOfLines, fonts: settings.fonts,
-                               padding: settings.shadowPadding, generation: settings.generation),
-             settings.measurements)
+            (
+                TextConfiguration(
+                    text: settings.drawnText, truncation: settings.truncationAttributedText,
+                    maximumNumberOfLines: settings.maximumNumberOfLines, fonts: settings.fonts,
+                    padding: settings.shadowPadding, generation: settings.generation),
+                settings.measurements
+            )
         }
         let textWidth = size.width - config.padding.left - config.padding.right
         let measured = measurements.first { Self.drawsLikeLayout($0, atWidth: textWidth) }
-        return Parameters(text: config.text, truncation: config.truncation,
-                          maximumNumberOfLines: config.maximumNumberOfLines, fonts: config.fonts,
-                          padding: config.padding, boundsSize: size, measured: measured,
-                          traceLabel: Tracer.shared.isRecording ? traceLabel : nil)
+        return Parameters(
+            text: config.text, truncation: config.truncation,
+            maximumNumberOfLines: config.maximumNumberOfLines, fonts: config.fonts,
+            padding: config.padding, boundsSize: size, measured: measured,
+            traceLabel: Tracer.shared.isRecording ? traceLabel : nil)
     }
 
     /// The immutable snapshot a worker draws from: the text, its options and the layout measured
@@ -341,16 +357,19 @@ open class TextNode: DisplayNode, ContentDrawing, @unchecked Sendable {
             if let measured, measured.scale == scale, TextNode.drawsLikeLayout(measured, atWidth: textWidth) {
                 return measured
             }
-            let config = TextConfiguration(text: text, truncation: truncation, maximumNumberOfLines: maximumNumberOfLines,
-                                           fonts: fonts, padding: padding, generation: 0)
+            let config = TextConfiguration(
+                text: text, truncation: truncation, maximumNumberOfLines: maximumNumberOfLines,
+                fonts: fonts, padding: padding, generation: 0)
             return config.layout(textWidth: textWidth, scale: scale)
         }
     }
 
     /// Draws the text's layout at the top left of the bounds, inset by the shadow padding.
     /// Worker thread (or the main thread for a node that does not display asynchronously).
-    open class func draw(_ p: Parameters, in context: GraphicsContext,
-                                  isCancelled: @Sendable () -> Bool) {
+    open class func draw(
+        _ p: Parameters, in context: GraphicsContext,
+        isCancelled: @Sendable () -> Bool
+    ) {
         guard !isCancelled() else { return }
         Tracer.shared.measure("text \(p.traceLabel ?? "TextNode")", category: "text") {
             guard let layout = p.layout(scale: context.scale), !isCancelled() else { return }

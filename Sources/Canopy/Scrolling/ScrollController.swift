@@ -70,15 +70,17 @@ package struct ScrollController: Sendable {
             return handleKey(key, at: time)
         case .pointerDown(.left, let point, _):
             if indicator.hitStripContains(point, viewport: viewport, physics: physics),
-               let thumb = indicator.thumbRect(viewport: viewport, physics: physics) {
+                let thumb = indicator.thumbRect(viewport: viewport, physics: physics)
+            {
                 if point.y >= thumb.minY - 4 && point.y <= thumb.maxY + 4 {
                     indicator.isDragging = true
                     physics.setOffset(physics.offset, at: time)
                     pointer = .thumbDragging(startY: point.y, startOffset: physics.offset)
                 } else {
                     let page = pageLength
-                    physics.scrollAnimated(by: point.y < thumb.minY ? -page : page, at: time,
-                                           duration: Self.pageAnimationDuration)
+                    physics.scrollAnimated(
+                        by: point.y < thumb.minY ? -page : page, at: time,
+                        duration: Self.pageAnimationDuration)
                 }
                 return true
             }
@@ -86,7 +88,7 @@ package struct ScrollController: Sendable {
             // Touching moving content stops it, as a finger on a scroll view does.
             if physics.isAnimating { physics.stop(at: time) }
             pointer = .pressed(at: point)
-            return false // a press may still become a click for the content
+            return false  // a press may still become a click for the content
         case .pointerMoved(let point):
             indicator.isHovered = indicator.hitStripContains(point, viewport: viewport, physics: physics)
             switch pointer {
@@ -137,8 +139,9 @@ package struct ScrollController: Sendable {
         case .pageDown: physics.scrollAnimated(by: page, at: time, duration: Self.pageAnimationDuration)
         case .pageUp: physics.scrollAnimated(by: -page, at: time, duration: Self.pageAnimationDuration)
         case .space:
-            physics.scrollAnimated(by: key.modifiers.contains(.shift) ? -page : page, at: time,
-                                   duration: Self.pageAnimationDuration)
+            physics.scrollAnimated(
+                by: key.modifiers.contains(.shift) ? -page : page, at: time,
+                duration: Self.pageAnimationDuration)
         case .home: physics.scrollAnimated(to: 0, at: time, duration: Self.pageAnimationDuration)
         case .end: physics.scrollAnimated(to: physics.maxOffset, at: time, duration: Self.pageAnimationDuration)
         default: return false

@@ -24,8 +24,9 @@ package struct ScrollIndicator: Sendable, Equatable {
     /// The track in the viewport's coordinate space.
     package func trackRect(viewport: CGRect) -> CGRect {
         let width = (isHovered || isDragging) ? Self.wideWidth : Self.thinWidth
-        return CGRect(x: viewport.maxX - Self.edgeInset - width, y: viewport.minY + Self.edgeInset,
-                      width: width, height: max(0, viewport.height - 2 * Self.edgeInset))
+        return CGRect(
+            x: viewport.maxX - Self.edgeInset - width, y: viewport.minY + Self.edgeInset,
+            width: width, height: max(0, viewport.height - 2 * Self.edgeInset))
     }
 
     /// The thumb for a scroll state; nil when everything fits.

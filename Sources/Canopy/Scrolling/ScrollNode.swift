@@ -110,7 +110,7 @@ open class ScrollNode: DisplayNode, @unchecked Sendable {
         scrolling.withLock { s in
             let before = s.controller.offset
             s.controller.physics.shift(by: delta)
-            s.lastOffset += s.controller.offset - before   // not a scroll: no speed or direction from it (clamped or not)
+            s.lastOffset += s.controller.offset - before  // not a scroll: no speed or direction from it (clamped or not)
         }
         applyOffset()
         requestFrame()
@@ -126,7 +126,7 @@ open class ScrollNode: DisplayNode, @unchecked Sendable {
             return (used, s.controller.needsFrames(at: time))
         }
         if used || needsFrames { requestFrame() }
-        if case .pointerMoved = event { requestFrame() } // the scrollbar may widen under the pointer
+        if case .pointerMoved = event { requestFrame() }  // the scrollbar may widen under the pointer
         return used
     }
 
@@ -197,9 +197,11 @@ open class ScrollNode: DisplayNode, @unchecked Sendable {
     private func updateIndicator(at time: TimeInterval) {
         let (thumb, opacity, dragging) = scrolling.withLock { s -> (CGRect?, CGFloat, Bool) in
             let local = CGRect(origin: .zero, size: s.controller.viewport.size)
-            return (s.controller.indicator.thumbRect(viewport: local, physics: s.controller.physics),
-                    s.controller.indicator.opacity(at: time, physics: s.controller.physics),
-                    s.controller.indicator.isDragging)
+            return (
+                s.controller.indicator.thumbRect(viewport: local, physics: s.controller.physics),
+                s.controller.indicator.opacity(at: time, physics: s.controller.physics),
+                s.controller.indicator.isDragging
+            )
         }
         guard let thumb, opacity > 0 else {
             if !indicatorNode.isHidden { indicatorNode.isHidden = true }

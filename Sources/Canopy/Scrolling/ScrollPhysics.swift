@@ -57,7 +57,7 @@ package struct ScrollPhysics: Sendable {
     package var isAnimating: Bool {
         switch motion {
         case .idle: return false
-        case .tracking(let isDrag): return !isDrag // a trackpad gesture ends by a timeout
+        case .tracking(let isDrag): return !isDrag  // a trackpad gesture ends by a timeout
         default: return true
         }
     }
@@ -149,16 +149,20 @@ package struct ScrollPhysics: Sendable {
 
     /// Scrolls by `delta` with an eased animation, adding to the target of one already running,
     /// so quick wheel clicks accumulate into one smooth movement. Stays within the edges.
-    package mutating func scrollAnimated(by delta: CGFloat, at time: TimeInterval,
-                                        duration: TimeInterval = ScrollPhysics.clickAnimationDuration) {
+    package mutating func scrollAnimated(
+        by delta: CGFloat, at time: TimeInterval,
+        duration: TimeInterval = ScrollPhysics.clickAnimationDuration
+    ) {
         let base: CGFloat
         if case .animating(_, let to, _, _) = motion { base = to } else { base = clamp(offset) }
         scrollAnimated(to: base + delta, at: time, duration: duration)
     }
 
     /// Scrolls to `target` (clamped) with an eased animation.
-    package mutating func scrollAnimated(to target: CGFloat, at time: TimeInterval,
-                                        duration: TimeInterval = ScrollPhysics.clickAnimationDuration) {
+    package mutating func scrollAnimated(
+        to target: CGFloat, at time: TimeInterval,
+        duration: TimeInterval = ScrollPhysics.clickAnimationDuration
+    ) {
         let destination = clamp(target)
         if destination == offset { motion = .idle; return }
         motion = .animating(from: offset, to: destination, start: time, duration: max(0.001, duration))

@@ -34,7 +34,8 @@ package struct VelocityTracker: Sendable {
     /// distinct instants.
     package var velocity: CGFloat {
         guard samples.count >= 2, let first = samples.first, let last = samples.last,
-              last.time - first.time > 1e-4 else { return 0 }
+            last.time - first.time > 1e-4
+        else { return 0 }
         let n = CGFloat(samples.count)
         var st: CGFloat = 0, sp: CGFloat = 0, stt: CGFloat = 0, stp: CGFloat = 0
         for s in samples {

@@ -15,10 +15,12 @@ extension Bitmap {
     public func writePNG(to path: String) throws(BitmapWriteError) {
         var straight = straightAlphaPixels()
         let result: Int32 = straight.withUnsafeMutableBytes { raw in
-            guard let surface = SDL_CreateRGBSurfaceWithFormatFrom(
-                raw.baseAddress, Int32(width), Int32(height), 32, Int32(width * 4),
-                SDL_PIXELFORMAT_ABGR8888.rawValue
-            ) else { return -2 }
+            guard
+                let surface = SDL_CreateRGBSurfaceWithFormatFrom(
+                    raw.baseAddress, Int32(width), Int32(height), 32, Int32(width * 4),
+                    SDL_PIXELFORMAT_ABGR8888.rawValue
+                )
+            else { return -2 }
             defer { SDL_FreeSurface(surface) }
             return IMG_SavePNG(surface, path)
         }

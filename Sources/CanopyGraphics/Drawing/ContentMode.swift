@@ -20,8 +20,10 @@ extension ContentMode {
     /// `alignment` positions an aspectFill image that overflows: (0.5, 0.5) centres it, x 0 keeps
     /// its left edge, 1 its right edge (Texture's empty cropRect origin). Other modes ignore it.
     /// Any thread.
-    public func frame(forContentSize contentSize: CGSize, in rect: CGRect,
-                      alignment: CGPoint = CGPoint(x: 0.5, y: 0.5)) -> CGRect {
+    public func frame(
+        forContentSize contentSize: CGSize, in rect: CGRect,
+        alignment: CGPoint = CGPoint(x: 0.5, y: 0.5)
+    ) -> CGRect {
         let r = rect.standardized
         let w = contentSize.width, h = contentSize.height
         switch self {

@@ -29,7 +29,8 @@ public struct EdgeInsets: Sendable, Hashable {
 extension CGRect {
     /// The rect with `insets` removed from its edges (grown where they are negative).
     public func inset(by insets: EdgeInsets) -> CGRect {
-        CGRect(x: minX + insets.left, y: minY + insets.top,
-               width: width - insets.horizontal, height: height - insets.vertical)
+        CGRect(
+            x: minX + insets.left, y: minY + insets.top,
+            width: width - insets.horizontal, height: height - insets.vertical)
     }
 }

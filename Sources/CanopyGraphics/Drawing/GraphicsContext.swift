@@ -44,8 +44,9 @@ public final class GraphicsContext {
         }
         let s = Double(scale)
         let full = DeviceRect(x0: 0, y0: 0, x1: Double(pixelWidth), y1: Double(pixelHeight))
-        state = State(sx: s, sy: s, tx: 0, ty: 0, clip: full,
-                      clipBox: PixelBox(x0: 0, y0: 0, x1: pixelWidth, y1: pixelHeight), mask: nil, alpha: 1)
+        state = State(
+            sx: s, sy: s, tx: 0, ty: 0, clip: full,
+            clipBox: PixelBox(x0: 0, y0: 0, x1: pixelWidth, y1: pixelHeight), mask: nil, alpha: 1)
         coverage = .allocate(capacity: pixelWidth + 2)
         coverage.initialize(repeating: 0, count: pixelWidth + 2)
         coverageSteps = .allocate(capacity: pixelWidth + 2)
@@ -94,7 +95,7 @@ public final class GraphicsContext {
 
     /// Moves the user-space origin by (x, y) points of the current user space.
     public func translateBy(x: CGFloat, y: CGFloat) {
-        guard x.isFinite, y.isFinite else { return } // a non-finite transform would draw nothing sensible
+        guard x.isFinite, y.isFinite else { return }  // a non-finite transform would draw nothing sensible
         state.tx += state.sx * Double(x)
         state.ty += state.sy * Double(y)
     }
@@ -125,8 +126,9 @@ public final class GraphicsContext {
             let old = state.mask
             mask.withUnsafeMutableBufferPointer { m in
                 for j in box.y0..<box.y1 {
-                    RoundShape.measure(row: j, of: shape, minus: nil, clip: everything, box: box,
-                                       coverage: coverage, steps: coverageSteps)
+                    RoundShape.measure(
+                        row: j, of: shape, minus: nil, clip: everything, box: box,
+                        coverage: coverage, steps: coverageSteps)
                     let line = j * w
                     for i in box.x0..<box.x1 {
                         var c = min(1, max(0, coverage[i])) * 255
@@ -209,8 +211,10 @@ public final class GraphicsContext {
     /// that keep its size, and is always clipped to `rect`. A non-empty `cropRect` (clamped to the
     /// unit square) is treated as the whole image. Pixel-aligned, same-size drawing copies pixels
     /// straight through.
-    public func draw(_ bitmap: Bitmap, in rect: CGRect, contentMode: ContentMode = .scaleToFill,
-                     cropRect: CGRect = CGRect(x: 0.5, y: 0.5, width: 0, height: 0)) {
+    public func draw(
+        _ bitmap: Bitmap, in rect: CGRect, contentMode: ContentMode = .scaleToFill,
+        cropRect: CGRect = CGRect(x: 0.5, y: 0.5, width: 0, height: 0)
+    ) {
         guard bitmap.width > 0, bitmap.height > 0, rect.hasFiniteGeometry, cropRect.hasFiniteGeometry else { return }
         var region = CGRect(x: 0, y: 0, width: bitmap.width, height: bitmap.height)
         var alignment = CGPoint(x: 0.5, y: 0.5)
@@ -218,8 +222,9 @@ public final class GraphicsContext {
         if crop.width > 0 && crop.height > 0 {
             let unit = crop.intersection(CGRect(x: 0, y: 0, width: 1, height: 1))
             guard !unit.isNull, unit.width > 0, unit.height > 0 else { return }
-            region = CGRect(x: unit.minX * CGFloat(bitmap.width), y: unit.minY * CGFloat(bitmap.height),
-                            width: unit.width * CGFloat(bitmap.width), height: unit.height * CGFloat(bitmap.height))
+            region = CGRect(
+                x: unit.minX * CGFloat(bitmap.width), y: unit.minY * CGFloat(bitmap.height),
+                width: unit.width * CGFloat(bitmap.width), height: unit.height * CGFloat(bitmap.height))
         } else {
             alignment = crop.origin
         }
@@ -260,7 +265,8 @@ public final class GraphicsContext {
         // Fast path: pixel-aligned and the same size as the source region.
         func isWhole(_ v: Double) -> Bool { abs(v - v.rounded()) < 1e-9 }
         if isWhole(dest.x0), isWhole(dest.y0), isWhole(sx0), isWhole(sy0),
-           abs((dest.x1 - dest.x0) - (sx1 - sx0)) < 1e-9, abs((dest.y1 - dest.y0) - (sy1 - sy0)) < 1e-9 {
+            abs((dest.x1 - dest.x0) - (sx1 - sx0)) < 1e-9, abs((dest.y1 - dest.y0) - (sy1 - sy0)) < 1e-9
+        {
             let dx = Int(sx0.rounded()) - Int(dest.x0.rounded())
             let dy = Int(sy0.rounded()) - Int(dest.y0.rounded())
             let bpr = bitmap.bytesPerRow
@@ -281,10 +287,12 @@ public final class GraphicsContext {
             return
         }
 
-        let xw = AxisWeights(outputs: box.x0..<box.x1, destination: dest.x0...dest.x1,
-                             source: sx0...sx1, sourceCount: bitmap.width)
-        let yw = AxisWeights(outputs: box.y0..<box.y1, destination: dest.y0...dest.y1,
-                             source: sy0...sy1, sourceCount: bitmap.height)
+        let xw = AxisWeights(
+            outputs: box.x0..<box.x1, destination: dest.x0...dest.x1,
+            source: sx0...sx1, sourceCount: bitmap.width)
+        let yw = AxisWeights(
+            outputs: box.y0..<box.y1, destination: dest.y0...dest.y1,
+            source: sy0...sy1, sourceCount: bitmap.height)
         pixels.withUnsafeMutableBufferPointer { buffer in
             let base = buffer.baseAddress!
             SeparableResampler.run(bitmap, x: xw, y: yw) { o, values in
@@ -306,8 +314,10 @@ public final class GraphicsContext {
     /// colour is constant along lines perpendicular to start→end. Outside [start, end] nothing is
     /// drawn unless `options` extends the end colours (as Core Graphics). Both ends are
     /// anti-aliased. A gradient with no stops, or with `start == end`, draws nothing.
-    public func drawLinearGradient(_ gradient: Gradient, from start: CGPoint, to end: CGPoint,
-                                   options: GradientDrawingOptions = []) {
+    public func drawLinearGradient(
+        _ gradient: Gradient, from start: CGPoint, to end: CGPoint,
+        options: GradientDrawingOptions = []
+    ) {
         let sampler = GradientSampler(gradient)
         guard !sampler.isEmpty, state.alpha > 0 else { return }
         let dx = Double(end.x - start.x), dy = Double(end.y - start.y)
@@ -392,8 +402,9 @@ public final class GraphicsContext {
     /// Fills `coverage[box.x0..<box.x1]` with `k = coverage * clip * alpha` (0...1) for row `j` of
     /// `shape` minus `hole` (0 where the row is untouched; the blends skip those pixels).
     private func rowCoverage(_ j: Int, shape: RoundShape, minus hole: RoundShape?, box: PixelBox) {
-        RoundShape.measure(row: j, of: shape, minus: hole, clip: state.clip, box: box,
-                           coverage: coverage, steps: coverageSteps)
+        RoundShape.measure(
+            row: j, of: shape, minus: hole, clip: state.clip, box: box,
+            coverage: coverage, steps: coverageSteps)
         let alpha = Float(state.alpha)
         if let mask = state.mask {
             mask.withUnsafeBufferPointer { m in
@@ -415,8 +426,10 @@ public final class GraphicsContext {
         storePixel(src * k + loadPixel(p) * keep, to: p)
     }
 
-    private static func blend(color: SIMD4<Float>, row: UnsafeMutablePointer<UInt8>,
-                              coverage: UnsafeMutablePointer<Float>, box: PixelBox) {
+    private static func blend(
+        color: SIMD4<Float>, row: UnsafeMutablePointer<UInt8>,
+        coverage: UnsafeMutablePointer<Float>, box: PixelBox
+    ) {
         for i in box.x0..<box.x1 {
             let k = coverage[i]
             if k <= 0 { continue }
@@ -429,8 +442,10 @@ public final class GraphicsContext {
     }
 
     /// `src` points at the source pixel for device x = box.x0.
-    private static func blend(image src: UnsafePointer<UInt8>, row: UnsafeMutablePointer<UInt8>,
-                              coverage: UnsafeMutablePointer<Float>, box: PixelBox) {
+    private static func blend(
+        image src: UnsafePointer<UInt8>, row: UnsafeMutablePointer<UInt8>,
+        coverage: UnsafeMutablePointer<Float>, box: PixelBox
+    ) {
         for i in box.x0..<box.x1 {
             let k = coverage[i]
             if k <= 0 { continue }
@@ -443,8 +458,10 @@ public final class GraphicsContext {
         }
     }
 
-    private static func blend(color: SIMD4<Float>, alphaOf src: UnsafePointer<UInt8>, row: UnsafeMutablePointer<UInt8>,
-                              coverage: UnsafeMutablePointer<Float>, box: PixelBox) {
+    private static func blend(
+        color: SIMD4<Float>, alphaOf src: UnsafePointer<UInt8>, row: UnsafeMutablePointer<UInt8>,
+        coverage: UnsafeMutablePointer<Float>, box: PixelBox
+    ) {
         for i in box.x0..<box.x1 {
             let k = coverage[i] * Float(src[(i - box.x0) * 4 + 3]) * (1 / 255)
             if k > 0 { blendPixel(row + i * 4, color, k) }
@@ -452,16 +469,20 @@ public final class GraphicsContext {
     }
 
     /// `values[0]` is the pixel for device x = box.x0.
-    private static func blend(pixels values: UnsafePointer<SIMD4<Float>>, row: UnsafeMutablePointer<UInt8>,
-                              coverage: UnsafeMutablePointer<Float>, box: PixelBox) {
+    private static func blend(
+        pixels values: UnsafePointer<SIMD4<Float>>, row: UnsafeMutablePointer<UInt8>,
+        coverage: UnsafeMutablePointer<Float>, box: PixelBox
+    ) {
         for i in box.x0..<box.x1 {
             let k = coverage[i]
             if k > 0 { blendPixel(row + i * 4, values[i - box.x0], k) }
         }
     }
 
-    private static func blend(color: SIMD4<Float>, alphaOfPixels values: UnsafePointer<SIMD4<Float>>,
-                              row: UnsafeMutablePointer<UInt8>, coverage: UnsafeMutablePointer<Float>, box: PixelBox) {
+    private static func blend(
+        color: SIMD4<Float>, alphaOfPixels values: UnsafePointer<SIMD4<Float>>,
+        row: UnsafeMutablePointer<UInt8>, coverage: UnsafeMutablePointer<Float>, box: PixelBox
+    ) {
         for i in box.x0..<box.x1 {
             let k = coverage[i] * min(1, values[i - box.x0].w * (1 / 255))
             if k > 0 { blendPixel(row + i * 4, color, k) }
@@ -531,8 +552,10 @@ package struct RoundShape {
     /// Adds `weight` times the area of (shape ∩ clip) within each pixel of row `j` to `coverage`
     /// (partial pixels directly, whole pixels as steps into `steps`, summed later). Straight edges
     /// are exact; along curves each of 16 sub-rows uses the exact span at its middle.
-    func accumulate(row j: Int, clip: DeviceRect, weight: Float, box: PixelBox,
-                    coverage: UnsafeMutablePointer<Float>, steps: UnsafeMutablePointer<Float>) {
+    func accumulate(
+        row j: Int, clip: DeviceRect, weight: Float, box: PixelBox,
+        coverage: UnsafeMutablePointer<Float>, steps: UnsafeMutablePointer<Float>
+    ) {
         let rowTop = Double(j), rowBottom = Double(j + 1)
         let top = max(rowTop, y0, clip.y0), bottom = min(rowBottom, y1, clip.y1)
         guard top < bottom else { return }
@@ -566,8 +589,10 @@ package struct RoundShape {
     /// `steps` `box.x1 + 1`, zero over `box.x0...box.x1` (and left so). The one measure of
     /// coverage: the context's fills, strokes, images and rounded clips use it, and other modules
     /// through `coverage(ofRow:minus:into:)`.
-    static func measure(row j: Int, of shape: RoundShape, minus hole: RoundShape?, clip: DeviceRect, box: PixelBox,
-                        coverage: UnsafeMutablePointer<Float>, steps: UnsafeMutablePointer<Float>) {
+    static func measure(
+        row j: Int, of shape: RoundShape, minus hole: RoundShape?, clip: DeviceRect, box: PixelBox,
+        coverage: UnsafeMutablePointer<Float>, steps: UnsafeMutablePointer<Float>
+    ) {
         for i in box.x0..<box.x1 { coverage[i] = 0 }
         shape.accumulate(row: j, clip: clip, weight: 1, box: box, coverage: coverage, steps: steps)
         hole?.accumulate(row: j, clip: clip, weight: -1, box: box, coverage: coverage, steps: steps)
@@ -592,8 +617,9 @@ package struct RoundShape {
             steps.initialize(repeating: 0)
             row.withUnsafeMutableBufferPointer { values in
                 guard let coverage = values.baseAddress else { return }
-                Self.measure(row: j, of: self, minus: hole, clip: clip, box: box, coverage: coverage,
-                             steps: steps.baseAddress!)
+                Self.measure(
+                    row: j, of: self, minus: hole, clip: clip, box: box, coverage: coverage,
+                    steps: steps.baseAddress!)
                 for x in 0..<count { values[x] = min(1, max(0, values[x])) }
             }
         }
@@ -601,8 +627,10 @@ package struct RoundShape {
 
     /// Adds `w` times the overlap of [l, r) with each pixel.
     @inline(__always)
-    private static func span(_ l: Double, _ r: Double, _ w: Float, _ box: PixelBox,
-                             _ coverage: UnsafeMutablePointer<Float>, _ steps: UnsafeMutablePointer<Float>) {
+    private static func span(
+        _ l: Double, _ r: Double, _ w: Float, _ box: PixelBox,
+        _ coverage: UnsafeMutablePointer<Float>, _ steps: UnsafeMutablePointer<Float>
+    ) {
         guard l < r else { return }
         let il = Int(l.rounded(.down)), ir = Int(r.rounded(.down))
         if il == ir {
@@ -618,9 +646,9 @@ package struct RoundShape {
     }
 }
 
-private extension CGRect {
+extension CGRect {
     /// No NaN or infinity (CGRect.null and .infinite included), so the rect can be rasterised.
-    var hasFiniteGeometry: Bool {
+    fileprivate var hasFiniteGeometry: Bool {
         origin.x.isFinite && origin.y.isFinite && size.width.isFinite && size.height.isFinite
     }
 }

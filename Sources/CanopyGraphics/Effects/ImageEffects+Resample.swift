@@ -88,8 +88,10 @@ extension ImageEffects {
 
     /// A plane made by `downscale` from a width x height image, grown back bilinearly and
     /// rounded to bytes. Nil if cancelled.
-    static func upscale(_ plane: Plane, factor: Int, toWidth width: Int, height: Int,
-                        isCancelled: () -> Bool) -> [UInt8]? {
+    static func upscale(
+        _ plane: Plane, factor: Int, toWidth width: Int, height: Int,
+        isCancelled: () -> Bool
+    ) -> [UInt8]? {
         precondition(plane.width == (width + factor - 1) / factor + 2 && plane.height == (height + factor - 1) / factor + 2)
         let columns = bilinearTaps(length: width, factor: factor)
         let rows = bilinearTaps(length: height, factor: factor)
@@ -140,8 +142,10 @@ extension ImageEffects {
     }
 
     /// The alpha channel of `mask` stretched to width x height (rows packed). Nil if cancelled.
-    static func stretchedAlpha(of mask: Bitmap, toWidth width: Int, height: Int,
-                               isCancelled: () -> Bool) -> [UInt8]? {
+    static func stretchedAlpha(
+        of mask: Bitmap, toWidth width: Int, height: Int,
+        isCancelled: () -> Bool
+    ) -> [UInt8]? {
         if mask.width == 0 || mask.height == 0 { return [UInt8](repeating: 0, count: width * height) }
         let pollRows = rowsPerPoll(pixelPassesPerRow: width)
         var cancelled = false
@@ -158,10 +162,12 @@ extension ImageEffects {
             }
             return cancelled ? nil : alpha
         }
-        let columns = AxisWeights(outputs: 0..<width, destination: 0...Double(width),
-                                  source: 0...Double(mask.width), sourceCount: mask.width)
-        let rows = AxisWeights(outputs: 0..<height, destination: 0...Double(height),
-                               source: 0...Double(mask.height), sourceCount: mask.height)
+        let columns = AxisWeights(
+            outputs: 0..<width, destination: 0...Double(width),
+            source: 0...Double(mask.width), sourceCount: mask.width)
+        let rows = AxisWeights(
+            outputs: 0..<height, destination: 0...Double(height),
+            source: 0...Double(mask.height), sourceCount: mask.height)
         // Horizontally first, each mask row to `width` values; then each output row from those.
         var wide = [Float](repeating: 0, count: width * mask.height)
         var line = [Float](repeating: 0, count: width)

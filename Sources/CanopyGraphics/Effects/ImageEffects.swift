@@ -35,13 +35,16 @@ public enum ImageEffects {
     ///
     /// `allowsDownscaling: false` always blurs at full resolution (the naive path, for
     /// comparisons); the default takes the shrink-blur-grow shortcut where it is within bound.
-    public static func blur(_ image: Bitmap, radius: CGFloat, tintColor: Color? = nil,
-                            saturationDeltaFactor: CGFloat = 1, maskImage: Bitmap? = nil,
-                            allowsDownscaling: Bool = true,
-                            isCancelled: () -> Bool = { false }) -> Bitmap? {
-        blur(image, radius: radius, tintColor: tintColor, saturationDeltaFactor: saturationDeltaFactor,
-             maskImage: maskImage, minimumDownscaledSigma: allowsDownscaling ? minimumDownscaledSigma : nil,
-             isCancelled: isCancelled)
+    public static func blur(
+        _ image: Bitmap, radius: CGFloat, tintColor: Color? = nil,
+        saturationDeltaFactor: CGFloat = 1, maskImage: Bitmap? = nil,
+        allowsDownscaling: Bool = true,
+        isCancelled: () -> Bool = { false }
+    ) -> Bitmap? {
+        blur(
+            image, radius: radius, tintColor: tintColor, saturationDeltaFactor: saturationDeltaFactor,
+            maskImage: maskImage, minimumDownscaledSigma: allowsDownscaling ? minimumDownscaledSigma : nil,
+            isCancelled: isCancelled)
     }
 
     // MARK: Parameters
@@ -91,8 +94,9 @@ public enum ImageEffects {
     /// variance within 1 %, else the closest. (Odd box sizes come in coarse steps: at 2x and
     /// radius 30, factor 7 misses by 2.7 %, factor 4 by 0.7 %, and the miss is what shows.)
     static func downscaleFactor(inputRadius: CGFloat, width: Int, height: Int, minimumSigma: CGFloat?) -> Int {
-        let largest = maximumDownscaleFactor(inputRadius: inputRadius, width: width, height: height,
-                                             minimumSigma: minimumSigma)
+        let largest = maximumDownscaleFactor(
+            inputRadius: inputRadius, width: width, height: height,
+            minimumSigma: minimumSigma)
         guard largest > 1 else { return 1 }
         let fullSize = boxSize(forInputRadius: inputRadius)
         var best = largest, bestError = Double.infinity
@@ -141,8 +145,10 @@ public enum ImageEffects {
             }
             return drift
         }
-        let orders = [best, [best[1], best[0], best[2]], [best[1], best[2], best[0]],
-                      [best[2], best[0], best[1]], [best[2], best[1], best[0]], [best[0], best[2], best[1]]]
+        let orders = [
+            best, [best[1], best[0], best[2]], [best[1], best[2], best[0]],
+            [best[2], best[0], best[1]], [best[2], best[1], best[0]], [best[0], best[2], best[1]],
+        ]
         let ordered = orders.min { drift($0) < drift($1) }!
         return (ordered, abs((bestVariance + 0.25) * f2 / fullVariance - 1))
     }
@@ -162,9 +168,11 @@ public enum ImageEffects {
     // MARK: The pipeline
 
     /// `blur` with the shortcut's bound as a parameter: nil always blurs at full resolution.
-    static func blur(_ image: Bitmap, radius: CGFloat, tintColor: Color?, saturationDeltaFactor: CGFloat,
-                     maskImage: Bitmap?, minimumDownscaledSigma: CGFloat?,
-                     isCancelled: () -> Bool) -> Bitmap? {
+    static func blur(
+        _ image: Bitmap, radius: CGFloat, tintColor: Color?, saturationDeltaFactor: CGFloat,
+        maskImage: Bitmap?, minimumDownscaledSigma: CGFloat?,
+        isCancelled: () -> Bool
+    ) -> Bitmap? {
         if isCancelled() { return nil }
         let width = image.width, height = image.height
         let inputRadius = radius * image.scale
@@ -175,9 +183,11 @@ public enum ImageEffects {
             return Bitmap(width: width, height: height, scale: image.scale, pixels: tightPixels(of: image))
         }
 
-        let factor = hasBlur
-            ? downscaleFactor(inputRadius: inputRadius, width: width, height: height,
-                              minimumSigma: minimumDownscaledSigma)
+        let factor =
+            hasBlur
+            ? downscaleFactor(
+                inputRadius: inputRadius, width: width, height: height,
+                minimumSigma: minimumDownscaledSigma)
             : 1
         var plane: Plane
         if factor > 1 {
@@ -191,19 +201,25 @@ public enum ImageEffects {
             let size = boxSize(forInputRadius: inputRadius)
             let sizes = factor > 1 ? shrunkBoxSizes(fullSize: size, factor: factor).sizes : [size, size, size]
             let edges = factor > 1 ? ShrunkEdges(factor: factor, width: width, height: height) : nil
-            guard boxBlur(&plane, horizontalSizes: sizes, verticalSizes: sizes, edges: edges,
-                          isCancelled: isCancelled)
+            guard
+                boxBlur(
+                    &plane, horizontalSizes: sizes, verticalSizes: sizes, edges: edges,
+                    isCancelled: isCancelled)
             else { return nil }
         }
         if hasSaturationChange || tint != nil {
-            guard applyColour(&plane, saturationMatrix: hasSaturationChange ? saturationMatrix(saturationDeltaFactor) : nil,
-                              tint: tint, isCancelled: isCancelled)
+            guard
+                applyColour(
+                    &plane, saturationMatrix: hasSaturationChange ? saturationMatrix(saturationDeltaFactor) : nil,
+                    tint: tint, isCancelled: isCancelled)
             else { return nil }
         }
         let effect: [UInt8]
         if factor > 1 {
-            guard let grown = upscale(plane, factor: factor, toWidth: width, height: height,
-                                      isCancelled: isCancelled)
+            guard
+                let grown = upscale(
+                    plane, factor: factor, toWidth: width, height: height,
+                    isCancelled: isCancelled)
             else { return nil }
             effect = grown
         } else {
@@ -241,8 +257,10 @@ public enum ImageEffects {
 
     /// Applies the saturation matrix (clamped to 0...alpha), then the tint (source-over),
     /// to every pixel. False if cancelled.
-    static func applyColour(_ plane: inout Plane, saturationMatrix m: [Float]?, tint: Color?,
-                            isCancelled: () -> Bool) -> Bool {
+    static func applyColour(
+        _ plane: inout Plane, saturationMatrix m: [Float]?, tint: Color?,
+        isCancelled: () -> Bool
+    ) -> Bool {
         let full: Float = 65280  // 255 in 8.8 fixed point
         let matrix = m ?? [1, 0, 0, 0, 1, 0, 0, 0, 1]
         let m00 = matrix[0], m01 = matrix[1], m02 = matrix[2]
@@ -293,8 +311,10 @@ public enum ImageEffects {
 
     /// The effect drawn through the mask's alpha (stretched to the image) over the original,
     /// source-over: out = m E + (1 - m Ea) O (m and Ea in 0...1). Nil if cancelled.
-    static func composite(_ effect: [UInt8], over original: Bitmap, through mask: Bitmap,
-                          isCancelled: () -> Bool) -> [UInt8]? {
+    static func composite(
+        _ effect: [UInt8], over original: Bitmap, through mask: Bitmap,
+        isCancelled: () -> Bool
+    ) -> [UInt8]? {
         let width = original.width, height = original.height
         guard let coverage = stretchedAlpha(of: mask, toWidth: width, height: height, isCancelled: isCancelled)
         else { return nil }
@@ -313,17 +333,21 @@ public enum ImageEffects {
                                 let i = y &* width &+ x, mk = m[i]
                                 let ei = i &* 4
                                 if mk == 0 {  // the original only
-                                    outRaw.storeBytes(of: originalRaw.loadUnaligned(fromByteOffset: x &* 4, as: UInt32.self),
-                                                      toByteOffset: ei, as: UInt32.self)
+                                    outRaw.storeBytes(
+                                        of: originalRaw.loadUnaligned(fromByteOffset: x &* 4, as: UInt32.self),
+                                        toByteOffset: ei, as: UInt32.self)
                                 } else if mk == 255 && e[ei + 3] == 255 {  // the opaque effect only
-                                    outRaw.storeBytes(of: effectRaw.loadUnaligned(fromByteOffset: ei, as: UInt32.self),
-                                                      toByteOffset: ei, as: UInt32.self)
+                                    outRaw.storeBytes(
+                                        of: effectRaw.loadUnaligned(fromByteOffset: ei, as: UInt32.self),
+                                        toByteOffset: ei, as: UInt32.self)
                                 } else {
                                     let coverage = Float(mk) / 255
                                     let keep = 1 - coverage * Float(e[ei + 3]) / 255
-                                    let effectPixel = SIMD4<Float>(Float(e[ei]), Float(e[ei + 1]), Float(e[ei + 2]), Float(e[ei + 3]))
+                                    let effectPixel = SIMD4<Float>(
+                                        Float(e[ei]), Float(e[ei + 1]), Float(e[ei + 2]), Float(e[ei + 3]))
                                     let oi = y * original.bytesPerRow + x * 4
-                                    let originalPixel = SIMD4<Float>(Float(o[oi]), Float(o[oi + 1]), Float(o[oi + 2]), Float(o[oi + 3]))
+                                    let originalPixel = SIMD4<Float>(
+                                        Float(o[oi]), Float(o[oi + 1]), Float(o[oi + 2]), Float(o[oi + 3]))
                                     let v = effectPixel * coverage + originalPixel * keep
                                     outRaw.storeBytes(of: roundedBytes(v), toByteOffset: ei, as: SIMD4<UInt8>.self)
                                 }

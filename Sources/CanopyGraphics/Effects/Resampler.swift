@@ -21,16 +21,19 @@ public enum Resampler {
     public static func resize(_ bitmap: Bitmap, toPixelWidth width: Int, pixelHeight height: Int) -> Bitmap {
         precondition(width >= 0 && height >= 0, "negative size")
         if width == 0 || height == 0 || bitmap.width == 0 || bitmap.height == 0 {
-            return Bitmap(width: width, height: height, scale: bitmap.scale,
-                          pixels: [UInt8](repeating: 0, count: width * height * 4))
+            return Bitmap(
+                width: width, height: height, scale: bitmap.scale,
+                pixels: [UInt8](repeating: 0, count: width * height * 4))
         }
         if width == bitmap.width && height == bitmap.height && bitmap.bytesPerRow == width * 4 {
             return Bitmap(width: width, height: height, scale: bitmap.scale, pixels: bitmap.pixels)
         }
-        let xw = AxisWeights(outputs: 0..<width, destination: 0...Double(width),
-                             source: 0...Double(bitmap.width), sourceCount: bitmap.width)
-        let yw = AxisWeights(outputs: 0..<height, destination: 0...Double(height),
-                             source: 0...Double(bitmap.height), sourceCount: bitmap.height)
+        let xw = AxisWeights(
+            outputs: 0..<width, destination: 0...Double(width),
+            source: 0...Double(bitmap.width), sourceCount: bitmap.width)
+        let yw = AxisWeights(
+            outputs: 0..<height, destination: 0...Double(height),
+            source: 0...Double(bitmap.height), sourceCount: bitmap.height)
         var out = [UInt8](repeating: 0, count: width * height * 4)
         out.withUnsafeMutableBufferPointer { dst in
             let base = dst.baseAddress!
@@ -166,8 +169,10 @@ enum SeparableResampler {
     /// Calls `row` once per output row, in order, with the output row index and `x.count`
     /// premultiplied pixels (0...255 Floats). The horizontal pass of each source row is computed
     /// once and kept in a small ring of rows.
-    static func run(_ bitmap: Bitmap, x: AxisWeights, y: AxisWeights,
-                    row: (Int, UnsafePointer<SIMD4<Float>>) -> Void) {
+    static func run(
+        _ bitmap: Bitmap, x: AxisWeights, y: AxisWeights,
+        row: (Int, UnsafePointer<SIMD4<Float>>) -> Void
+    ) {
         let outW = x.count
         guard outW > 0, y.count > 0 else { return }
         let slots = y.maxTaps + 1
@@ -179,49 +184,49 @@ enum SeparableResampler {
         let bpr = bitmap.bytesPerRow
         bitmap.pixels.withUnsafeBufferPointer { src in
             x.first.withUnsafeBufferPointer { xFirst in
-            x.taps.withUnsafeBufferPointer { xTaps in
-            x.weights.withUnsafeBufferPointer { xWeights in
-            y.weights.withUnsafeBufferPointer { yWeights in
-                let source = src.baseAddress!
-                let xs = x.stride
-                for o in 0..<y.count {
-                    let f = y.first[o], n = y.taps[o]
-                    // Horizontal pass for the source rows this output row needs.
-                    for t in 0..<n {
-                        let r = f + t
-                        let slot = r % slots
-                        if tags[slot] == r { continue }
-                        tags[slot] = r
-                        let line = source + r * bpr
-                        let out = ring + slot * outW
-                        for c in 0..<outW {
-                            var p = line + xFirst[c] * 4
-                            var wp = xWeights.baseAddress! + c * xs
-                            var s = SIMD4<Float>(repeating: 0)
-                            for _ in 0..<xTaps[c] {
-                                s += loadPixel(p) * wp.pointee
-                                p += 4
-                                wp += 1
+                x.taps.withUnsafeBufferPointer { xTaps in
+                    x.weights.withUnsafeBufferPointer { xWeights in
+                        y.weights.withUnsafeBufferPointer { yWeights in
+                            let source = src.baseAddress!
+                            let xs = x.stride
+                            for o in 0..<y.count {
+                                let f = y.first[o], n = y.taps[o]
+                                // Horizontal pass for the source rows this output row needs.
+                                for t in 0..<n {
+                                    let r = f + t
+                                    let slot = r % slots
+                                    if tags[slot] == r { continue }
+                                    tags[slot] = r
+                                    let line = source + r * bpr
+                                    let out = ring + slot * outW
+                                    for c in 0..<outW {
+                                        var p = line + xFirst[c] * 4
+                                        var wp = xWeights.baseAddress! + c * xs
+                                        var s = SIMD4<Float>(repeating: 0)
+                                        for _ in 0..<xTaps[c] {
+                                            s += loadPixel(p) * wp.pointee
+                                            p += 4
+                                            wp += 1
+                                        }
+                                        out[c] = s
+                                    }
+                                }
+                                // Vertical pass.
+                                let w0 = yWeights[o * y.stride]
+                                let first = ring + (f % slots) * outW
+                                for c in 0..<outW { acc[c] = first[c] * w0 }
+                                if n > 1 {
+                                    for t in 1..<n {
+                                        let wt = yWeights[o * y.stride + t]
+                                        let line = ring + ((f + t) % slots) * outW
+                                        for c in 0..<outW { acc[c] += line[c] * wt }
+                                    }
+                                }
+                                row(o, UnsafePointer(acc))
                             }
-                            out[c] = s
                         }
                     }
-                    // Vertical pass.
-                    let w0 = yWeights[o * y.stride]
-                    let first = ring + (f % slots) * outW
-                    for c in 0..<outW { acc[c] = first[c] * w0 }
-                    if n > 1 {
-                        for t in 1..<n {
-                            let wt = yWeights[o * y.stride + t]
-                            let line = ring + ((f + t) % slots) * outW
-                            for c in 0..<outW { acc[c] += line[c] * wt }
-                        }
-                    }
-                    row(o, UnsafePointer(acc))
                 }
-            }
-            }
-            }
             }
         }
     }

@@ -69,8 +69,10 @@ public final class ImageCache: Sendable {
     /// however many threads ask) and cached.
     ///
     /// Any thread; blocks while decoding or waiting for another thread's decode of the same key.
-    public func bitmap(contentsOf path: String, fitting: CGSize?,
-                       cropping crop: ImageDecoder.Crop? = nil) throws(ImageError) -> Bitmap {
+    public func bitmap(
+        contentsOf path: String, fitting: CGSize?,
+        cropping crop: ImageDecoder.Crop? = nil
+    ) throws(ImageError) -> Bitmap {
         let key = Key(path: path, fitting: fitting, crop: crop)
         return try bitmap(for: key) { () throws(ImageError) -> Bitmap in
             try ImageDecoder.decode(contentsOf: path, fitting: key.fitting, cropping: key.crop)
@@ -104,7 +106,7 @@ public final class ImageCache: Sendable {
             return bitmap
         case .wait(let signal):
             signal.semaphore.wait()
-            signal.semaphore.signal() // pass the wake-up on to the next waiter
+            signal.semaphore.signal()  // pass the wake-up on to the next waiter
             guard let outcome = signal.outcome.withLock({ $0 }) else {
                 preconditionFailure("ImageCache: woken without an outcome")
             }

@@ -91,8 +91,10 @@ public enum ImageDecoder {
     /// The file's header is read first, so a missing file, a non-image or an over-limit size
     /// fails at once with a typed reason. Any thread (after `GraphicsLibrary.initialize()` on
     /// the main thread).
-    public static func decode(contentsOf path: String, fitting targetPixelSize: CGSize?,
-                              cropping crop: Crop? = nil) throws(ImageError) -> Bitmap {
+    public static func decode(
+        contentsOf path: String, fitting targetPixelSize: CGSize?,
+        cropping crop: Crop? = nil
+    ) throws(ImageError) -> Bitmap {
         let header = try ImageHeader.read(contentsOf: path)
         switch header.format {
         case .jpeg: return try decodeJPEG(path: path, target: targetPixelSize, crop: crop)
@@ -119,8 +121,8 @@ public enum ImageDecoder {
     /// full size. Pure arithmetic: any thread.
     public static func fittedPixelSize(width: Int, height: Int, fitting target: CGSize?) -> (width: Int, height: Int) {
         guard let target, width > 0, height > 0,
-              let targetWidth = wholePixels(target.width), let targetHeight = wholePixels(target.height),
-              targetWidth < width, targetHeight < height
+            let targetWidth = wholePixels(target.width), let targetHeight = wholePixels(target.height),
+            targetWidth < width, targetHeight < height
         else { return (width, height) }
         // Both target sides are now below the image's (at most 65535), so the products fit.
         if targetWidth * height >= targetHeight * width {
@@ -153,12 +155,16 @@ public enum ImageDecoder {
         let crop = try resolve(crop, path: path, width: width, height: height)
         let size = fittedPixelSize(width: crop.width, height: crop.height, fitting: target)
         try checkOutput(path: path, size: size)
-        guard ccodecs_jpeg_start(jpeg, Int32(crop.x), Int32(crop.y), Int32(crop.width), Int32(crop.height),
-                                 Int32(size.width), Int32(size.height), &info, &error) == 0 else {
+        guard
+            ccodecs_jpeg_start(
+                jpeg, Int32(crop.x), Int32(crop.y), Int32(crop.width), Int32(crop.height),
+                Int32(size.width), Int32(size.height), &info, &error) == 0
+        else {
             throw failure(error, path: path, format: .jpeg, width: width, height: height)
         }
-        let outputCrop = Crop(x: Int(info.output_crop_x), y: Int(info.output_crop_y),
-                              width: Int(info.output_crop_width), height: Int(info.output_crop_height))
+        let outputCrop = Crop(
+            x: Int(info.output_crop_x), y: Int(info.output_crop_y),
+            width: Int(info.output_crop_width), height: Int(info.output_crop_height))
         return try streamDecode(
             path: path, format: .jpeg, sourceWidth: Int(info.output_width), sourceHeight: Int(info.output_height),
             crop: outputCrop, size: size
@@ -227,15 +233,19 @@ public enum ImageDecoder {
         if info.lossless == 0 {
             // Lossy data crops on even coordinates (its chroma is half size): the crop grows
             // outward by an odd left column or top row, and the result by that pixel.
-            crop = Crop(x: crop.x & ~1, y: crop.y & ~1, width: crop.width + (crop.x & 1),
-                        height: crop.height + (crop.y & 1))
+            crop = Crop(
+                x: crop.x & ~1, y: crop.y & ~1, width: crop.width + (crop.x & 1),
+                height: crop.height + (crop.y & 1))
         }
         let size = fittedPixelSize(width: crop.width, height: crop.height, fitting: target)
         try checkOutput(path: path, size: size)
         // libwebp crops and scales while it decodes, row by row, straight to the wanted size.
         return try makeBitmap(width: size.width, height: size.height) { (pixels, stride) throws(ImageError) in
-            guard ccodecs_webp_decode(webp, Int32(crop.x), Int32(crop.y), Int32(crop.width), Int32(crop.height),
-                                      Int32(size.width), Int32(size.height), pixels, stride, &error) == 0 else {
+            guard
+                ccodecs_webp_decode(
+                    webp, Int32(crop.x), Int32(crop.y), Int32(crop.width), Int32(crop.height),
+                    Int32(size.width), Int32(size.height), pixels, stride, &error) == 0
+            else {
                 throw failure(error, path: path, format: .webp, width: width, height: height)
             }
         }
@@ -243,8 +253,10 @@ public enum ImageDecoder {
 
     // MARK: GIF and BMP (SDL_image)
 
-    private static func decodeWithSDL(path: String, header: ImageHeader, target: CGSize?,
-                                      crop requestedCrop: Crop?) throws(ImageError) -> Bitmap {
+    private static func decodeWithSDL(
+        path: String, header: ImageHeader, target: CGSize?,
+        crop requestedCrop: Crop?
+    ) throws(ImageError) -> Bitmap {
         try checkWholeImage(path: path, width: header.width, height: header.height)
         var error = ccodecs_error()
         var frame = ccodecs_gif_frame()
@@ -479,10 +491,13 @@ private struct AreaDownscaler: ~Copyable {
         var lastWeight: UInt32
     }
 
-    init(sourceWidth: Int, sourceHeight: Int, width: Int, height: Int,
-         output: UnsafeMutablePointer<UInt8>, outputStride: Int) {
-        precondition(width >= 1 && height >= 1 && width <= sourceWidth && height <= sourceHeight,
-                     "AreaDownscaler only shrinks")
+    init(
+        sourceWidth: Int, sourceHeight: Int, width: Int, height: Int,
+        output: UnsafeMutablePointer<UInt8>, outputStride: Int
+    ) {
+        precondition(
+            width >= 1 && height >= 1 && width <= sourceWidth && height <= sourceHeight,
+            "AreaDownscaler only shrinks")
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
         self.width = width

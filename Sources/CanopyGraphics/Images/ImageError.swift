@@ -22,8 +22,8 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
     private var subjectPath: String {
         switch self {
         case .fileMissing(let path), .unreadable(let path, _), .notAnImage(let path),
-             .truncated(let path, _), .unsupported(let path, _), .tooLarge(let path, _, _, _),
-             .truncatedData(let path, _), .corrupt(let path, _):
+            .truncated(let path, _), .unsupported(let path, _), .tooLarge(let path, _, _, _),
+            .truncatedData(let path, _), .corrupt(let path, _):
             return path
         }
     }

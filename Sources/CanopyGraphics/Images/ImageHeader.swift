@@ -105,7 +105,8 @@ private struct HeaderBytes {
         let loaded = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             var total = 0
             while total < count, let start = buffer.baseAddress {
-                let got = seeking
+                let got =
+                    seeking
                     ? pread(descriptor, start + total, count - total, off_t(offset + total))
                     : read(descriptor, start + total, count - total)
                 if got > 0 {
@@ -144,11 +145,6 @@ private struct HeaderParser {
     private static let gif87a: [UInt8] = Array("GIF87a".utf8)
     private static let gif89a: [UInt8] = Array("GIF89a".utf8)
     private static let bmpSignature: [UInt8] = Array("BM".utf8)
-
-    init(bytes: HeaderBytes, path: String) {
-        self.bytes = bytes
-        self.path = path
-    }
 
     mutating func parse() throws(ImageError) -> ImageHeader {
         if try matches(Self.pngSignature, at: 0) { return try parsePNG() }

@@ -54,8 +54,10 @@ extension AttributeDynamicLookup {
 
 extension AttributeContainer {
     /// A container with CanopyGraphics' attributes; nil arguments are left unset.
-    public static func canopy(font: Font? = nil, color: Color? = nil, kern: CGFloat? = nil,
-                              shadow: TextShadow? = nil, paragraphStyle: ParagraphStyle? = nil) -> AttributeContainer {
+    public static func canopy(
+        font: Font? = nil, color: Color? = nil, kern: CGFloat? = nil,
+        shadow: TextShadow? = nil, paragraphStyle: ParagraphStyle? = nil
+    ) -> AttributeContainer {
         var container = AttributeContainer()
         container.canopy.font = font
         container.canopy.foregroundColor = color
@@ -68,9 +70,14 @@ extension AttributeContainer {
 
 extension AttributedString {
     /// A string with one set of CanopyGraphics attributes; nil arguments are left unset.
-    public init(_ string: String, font: Font, color: Color? = nil, kern: CGFloat? = nil,
-                shadow: TextShadow? = nil, paragraphStyle: ParagraphStyle? = nil) {
-        self.init(string, attributes: .canopy(font: font, color: color, kern: kern, shadow: shadow,
-                                              paragraphStyle: paragraphStyle))
+    public init(
+        _ string: String, font: Font, color: Color? = nil, kern: CGFloat? = nil,
+        shadow: TextShadow? = nil, paragraphStyle: ParagraphStyle? = nil
+    ) {
+        self.init(
+            string,
+            attributes: .canopy(
+                font: font, color: color, kern: kern, shadow: shadow,
+                paragraphStyle: paragraphStyle))
     }
 }

@@ -134,8 +134,9 @@ public final class FontRegistry: Sendable {
     /// Vertical metrics of a font at a scale, in points (those its handle read when it opened).
     public func metrics(of font: Font, scale: CGFloat = 1) throws(FontError) -> FontMetrics {
         let handle = try handle(for: font, scale: scale)
-        return FontMetrics(ascent: CGFloat(handle.ascent) / scale, descent: CGFloat(handle.descent) / scale,
-                           lineHeight: CGFloat(handle.lineSkip) / scale)
+        return FontMetrics(
+            ascent: CGFloat(handle.ascent) / scale, descent: CGFloat(handle.descent) / scale,
+            lineHeight: CGFloat(handle.lineSkip) / scale)
     }
 
     /// The width in points of one line of text.
@@ -379,9 +380,10 @@ extension FontRegistry {
         return handle.withFont { ttf -> GlyphMetrics? in
             var minX: Int32 = 0, maxX: Int32 = 0, minY: Int32 = 0, maxY: Int32 = 0, advance: Int32 = 0
             guard TTF_GlyphMetrics32(ttf, scalar.value, &minX, &maxX, &minY, &maxY, &advance) == 0 else { return nil }
-            return GlyphMetrics(minX: CGFloat(minX) / scale, maxX: CGFloat(maxX) / scale,
-                                minY: CGFloat(minY) / scale, maxY: CGFloat(maxY) / scale,
-                                advance: CGFloat(advance) / scale)
+            return GlyphMetrics(
+                minX: CGFloat(minX) / scale, maxX: CGFloat(maxX) / scale,
+                minY: CGFloat(minY) / scale, maxY: CGFloat(maxY) / scale,
+                advance: CGFloat(advance) / scale)
         }
     }
 }

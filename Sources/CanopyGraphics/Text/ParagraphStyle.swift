@@ -40,8 +40,10 @@ public struct ParagraphStyle: Sendable, Hashable {
     public var lineSpacing: CGFloat
     public var lineBreakMode: LineBreakMode
 
-    public init(alignment: TextAlignment = .natural, lineSpacing: CGFloat = 0,
-                lineBreakMode: LineBreakMode = .wordWrapping) {
+    public init(
+        alignment: TextAlignment = .natural, lineSpacing: CGFloat = 0,
+        lineBreakMode: LineBreakMode = .wordWrapping
+    ) {
         self.alignment = alignment
         self.lineSpacing = lineSpacing
         self.lineBreakMode = lineBreakMode

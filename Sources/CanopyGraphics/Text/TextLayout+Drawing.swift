@@ -13,8 +13,8 @@ extension TextLayout {
     public func draw(in context: GraphicsContext, at origin: CGPoint) {
         struct Placed {
             var mask: Bitmap
-            var x: Int        // pixels from the layout's left
-            var y: Int        // pixels from the layout's top
+            var x: Int  // pixels from the layout's left
+            var y: Int  // pixels from the layout's top
             var color: Color
             var shadow: TextShadow?
         }
@@ -22,15 +22,23 @@ extension TextLayout {
         for line in lines {
             for segment in line.segments {
                 if segment.pieces.isEmpty {
-                    guard let mask = segment.handle.renderMask(segment.text, direction: segment.direction, scale: scale) else { continue }
-                    placed.append(Placed(mask: mask.bitmap, x: segment.pixelX, y: segment.pixelBaseline - mask.baseline,
-                                         color: segment.color, shadow: segment.shadow))
+                    guard let mask = segment.handle.renderMask(segment.text, direction: segment.direction, scale: scale) else {
+                        continue
+                    }
+                    placed.append(
+                        Placed(
+                            mask: mask.bitmap, x: segment.pixelX, y: segment.pixelBaseline - mask.baseline,
+                            color: segment.color, shadow: segment.shadow))
                 } else {
                     for piece in segment.pieces {
-                        guard let mask = segment.handle.renderMask(piece.text, direction: segment.direction, scale: scale) else { continue }
-                        placed.append(Placed(mask: mask.bitmap, x: segment.pixelX + piece.x,
-                                             y: segment.pixelBaseline - mask.baseline,
-                                             color: segment.color, shadow: segment.shadow))
+                        guard let mask = segment.handle.renderMask(piece.text, direction: segment.direction, scale: scale) else {
+                            continue
+                        }
+                        placed.append(
+                            Placed(
+                                mask: mask.bitmap, x: segment.pixelX + piece.x,
+                                y: segment.pixelBaseline - mask.baseline,
+                                color: segment.color, shadow: segment.shadow))
                     }
                 }
             }
@@ -42,13 +50,15 @@ extension TextLayout {
             if let shadow = item.shadow, !shadows.contains(shadow) { shadows.append(shadow) }
         }
         for shadow in shadows {
-            drawShadow(shadow, of: placed.filter { $0.shadow == shadow }.map { ($0.mask, $0.x, $0.y) },
-                       in: context, at: origin)
+            drawShadow(
+                shadow, of: placed.filter { $0.shadow == shadow }.map { ($0.mask, $0.x, $0.y) },
+                in: context, at: origin)
         }
 
         for item in placed {
-            let rect = CGRect(x: origin.x + CGFloat(item.x) / scale, y: origin.y + CGFloat(item.y) / scale,
-                              width: CGFloat(item.mask.width) / scale, height: CGFloat(item.mask.height) / scale)
+            let rect = CGRect(
+                x: origin.x + CGFloat(item.x) / scale, y: origin.y + CGFloat(item.y) / scale,
+                width: CGFloat(item.mask.width) / scale, height: CGFloat(item.mask.height) / scale)
             context.fill(mask: item.mask, in: rect, with: item.color)
         }
     }
@@ -56,8 +66,10 @@ extension TextLayout {
     /// Gathers masks into one buffer with room for the blur, blurs it at full resolution with
     /// `ImageEffects.blur` (which shrinks very wide blurs by itself) and fills it with the
     /// shadow's colour, offset.
-    private func drawShadow(_ shadow: TextShadow, of masks: [(mask: Bitmap, x: Int, y: Int)],
-                            in context: GraphicsContext, at origin: CGPoint) {
+    private func drawShadow(
+        _ shadow: TextShadow, of masks: [(mask: Bitmap, x: Int, y: Int)],
+        in context: GraphicsContext, at origin: CGPoint
+    ) {
         guard !masks.isEmpty, shadow.color.alpha > 0 else { return }
         var minX = Int.max, minY = Int.max, maxX = Int.min, maxY = Int.min
         for m in masks {
@@ -90,9 +102,10 @@ extension TextLayout {
         }
         let gathered = Bitmap(width: width, height: height, scale: scale, pixels: pixels)
         let blurred = sigma > 0 ? (ImageEffects.blur(gathered, radius: shadow.blurRadius) ?? gathered) : gathered
-        let rect = CGRect(x: origin.x + CGFloat(minX - pad) / scale + shadow.offset.width,
-                          y: origin.y + CGFloat(minY - pad) / scale + shadow.offset.height,
-                          width: CGFloat(blurred.width) / scale, height: CGFloat(blurred.height) / scale)
+        let rect = CGRect(
+            x: origin.x + CGFloat(minX - pad) / scale + shadow.offset.width,
+            y: origin.y + CGFloat(minY - pad) / scale + shadow.offset.height,
+            width: CGFloat(blurred.width) / scale, height: CGFloat(blurred.height) / scale)
         context.fill(mask: blurred, in: rect, with: shadow.color)
     }
 }

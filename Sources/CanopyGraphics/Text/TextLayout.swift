@@ -123,14 +123,17 @@ public struct TextLayout: Sendable {
     ///   - truncationString: what marks the cut, "…" by default; attributes it lacks (font,
     ///     colour, shadow) are taken from the text next to the cut.
     /// - Throws: `FontError` if a font is not registered or cannot be opened.
-    public init(_ string: AttributedString, width: CGFloat, maximumNumberOfLines: Int = 0,
-                truncationString: AttributedString? = nil, scale: CGFloat = 1,
-                fonts: FontRegistry = .shared) throws(FontError) {
+    public init(
+        _ string: AttributedString, width: CGFloat, maximumNumberOfLines: Int = 0,
+        truncationString: AttributedString? = nil, scale: CGFloat = 1,
+        fonts: FontRegistry = .shared
+    ) throws(FontError) {
         let scale = scale > 0 && scale.isFinite ? scale : 1
         let truncation = truncationString ?? TextLayout.defaultTruncationString
-        let builder = try TextLayoutBuilder(string: string, width: width, scale: scale,
-                                            maximumNumberOfLines: max(0, maximumNumberOfLines),
-                                            truncationString: truncation, fonts: fonts)
+        let builder = try TextLayoutBuilder(
+            string: string, width: width, scale: scale,
+            maximumNumberOfLines: max(0, maximumNumberOfLines),
+            truncationString: truncation, fonts: fonts)
         let result = try builder.build()
         self.attributedString = string
         self.width = width
@@ -146,16 +149,20 @@ public struct TextLayout: Sendable {
 
     /// The layout for these arguments from `cache` (the shared one by default), laid out and
     /// remembered on a miss. Safe on any thread.
-    public static func make(_ string: AttributedString, width: CGFloat, maximumNumberOfLines: Int = 0,
-                            truncationString: AttributedString? = nil, scale: CGFloat = 1,
-                            fonts: FontRegistry = .shared,
-                            cache: TextLayoutCache = .shared) throws(FontError) -> TextLayout {
-        let key = TextLayoutCache.Key(string: string, width: width, maximumNumberOfLines: max(0, maximumNumberOfLines),
-                                      truncationString: truncationString ?? defaultTruncationString,
-                                      scale: scale, fonts: ObjectIdentifier(fonts))
+    public static func make(
+        _ string: AttributedString, width: CGFloat, maximumNumberOfLines: Int = 0,
+        truncationString: AttributedString? = nil, scale: CGFloat = 1,
+        fonts: FontRegistry = .shared,
+        cache: TextLayoutCache = .shared
+    ) throws(FontError) -> TextLayout {
+        let key = TextLayoutCache.Key(
+            string: string, width: width, maximumNumberOfLines: max(0, maximumNumberOfLines),
+            truncationString: truncationString ?? defaultTruncationString,
+            scale: scale, fonts: ObjectIdentifier(fonts))
         if let hit = cache.layout(for: key) { return hit }
-        let layout = try TextLayout(string, width: width, maximumNumberOfLines: maximumNumberOfLines,
-                                    truncationString: truncationString, scale: scale, fonts: fonts)
+        let layout = try TextLayout(
+            string, width: width, maximumNumberOfLines: maximumNumberOfLines,
+            truncationString: truncationString, scale: scale, fonts: fonts)
         cache.insert(layout, for: key)
         return layout
     }

@@ -28,11 +28,11 @@ final class TextLayoutBuilder {
 
     private struct Flags: OptionSet {
         let rawValue: UInt8
-        static let space = Flags(rawValue: 1)        // a breakable space (not a no-break one)
+        static let space = Flags(rawValue: 1)  // a breakable space (not a no-break one)
         static let newline = Flags(rawValue: 2)
-        static let hyphen = Flags(rawValue: 4)       // a line may break after it
+        static let hyphen = Flags(rawValue: 4)  // a line may break after it
         static let rightToLeft = Flags(rawValue: 8)  // strongly right-to-left
-        static let leftToRight = Flags(rawValue: 16) // strongly left-to-right
+        static let leftToRight = Flags(rawValue: 16)  // strongly left-to-right
     }
 
     /// A piece of line content: one style, one direction, or a run of spaces between words.
@@ -41,8 +41,8 @@ final class TextLayoutBuilder {
     private struct Draft {
         var parts: [Range<Int>]
         var style: Int
-        var script: ShapingScript?   // nil: left to right
-        var isGap: Bool              // spaces of a justified line: measured, stretched, not drawn
+        var script: ShapingScript?  // nil: left to right
+        var isGap: Bool  // spaces of a justified line: measured, stretched, not drawn
         var width: Int
     }
 
@@ -85,8 +85,10 @@ final class TextLayoutBuilder {
     /// bound on what kerning pairs and ligatures take back, from the largest font in use.
     private var estimateTolerance = 2
 
-    init(string: AttributedString, width: CGFloat, scale: CGFloat, maximumNumberOfLines: Int,
-         truncationString: AttributedString, fonts: FontRegistry) throws(FontError) {
+    init(
+        string: AttributedString, width: CGFloat, scale: CGFloat, maximumNumberOfLines: Int,
+        truncationString: AttributedString, fonts: FontRegistry
+    ) throws(FontError) {
         self.string = string
         self.scale = scale
         self.maximumNumberOfLines = maximumNumberOfLines
@@ -231,17 +233,22 @@ final class TextLayoutBuilder {
     private func drafts(_ content: [Range<Int>], splittingSpaces: Bool = false) -> [Draft] {
         var result: [Draft] = []
         var current: Draft? = nil
-        var decided = false   // whether the current draft has met a strongly directional character
+        var decided = false  // whether the current draft has met a strongly directional character
         for range in content {
             for i in range {
                 let flags = charFlags[i]
                 let gap = splittingSpaces && flags.contains(.space)
                 if var draft = current, draft.style == charStyle[i], draft.isGap == gap,
-                   gap || !((flags.contains(.rightToLeft) && decided && draft.script == nil)
-                            || (flags.contains(.leftToRight) && decided && draft.script != nil)) {
+                    gap
+                        || !((flags.contains(.rightToLeft) && decided && draft.script == nil)
+                            || (flags.contains(.leftToRight) && decided && draft.script != nil))
+                {
                     if !gap && !decided {
-                        if flags.contains(.rightToLeft) { draft.script = charScript[i]; decided = true }
-                        else if flags.contains(.leftToRight) { decided = true }
+                        if flags.contains(.rightToLeft) {
+                            draft.script = charScript[i]; decided = true
+                        } else if flags.contains(.leftToRight) {
+                            decided = true
+                        }
                     }
                     if draft.parts[draft.parts.count - 1].upperBound == i {
                         draft.parts[draft.parts.count - 1] = draft.parts[draft.parts.count - 1].lowerBound..<(i + 1)
@@ -255,8 +262,11 @@ final class TextLayoutBuilder {
                 var draft = Draft(parts: [i..<(i + 1)], style: charStyle[i], script: nil, isGap: gap, width: 0)
                 decided = false
                 if !gap {
-                    if flags.contains(.rightToLeft) { draft.script = charScript[i]; decided = true }
-                    else if flags.contains(.leftToRight) { decided = true }
+                    if flags.contains(.rightToLeft) {
+                        draft.script = charScript[i]; decided = true
+                    } else if flags.contains(.leftToRight) {
+                        decided = true
+                    }
                 }
                 current = draft
             }
@@ -364,7 +374,9 @@ final class TextLayoutBuilder {
         if fits(candidates[i]) {
             while true {
                 if i + 1 >= candidates.count {
-                    guard let more = nextBreak(after: candidates[i], lineStart: start, paragraphEnd: end, mode: mode) else { break }
+                    guard let more = nextBreak(after: candidates[i], lineStart: start, paragraphEnd: end, mode: mode) else {
+                        break
+                    }
                     candidates.append(more)
                 }
                 // Skip shaping the longer line when the measured line plus the estimate of what
@@ -383,8 +395,10 @@ final class TextLayoutBuilder {
         // The first word does not fit alone: break it between characters (at least one).
         let wordEnd = trimmedEnd(start, candidates[0])
         let count = wordEnd - start
-        let chosen = lastFitting(count, estimate: { self.estimate(start, start + 1 + $0) },
-                                 width: { self.contentWidth([start..<(start + 1 + $0)]) }) ?? 0
+        let chosen =
+            lastFitting(
+                count, estimate: { self.estimate(start, start + 1 + $0) },
+                width: { self.contentWidth([start..<(start + 1 + $0)]) }) ?? 0
         return start + 1 + chosen
     }
 
@@ -397,7 +411,8 @@ final class TextLayoutBuilder {
             if !isSpace(k) {
                 if mode == .charWrapping || isSpace(k - 1) { return k }
                 if charFlags[k - 1].contains(.hyphen) && k - 1 > lineStart && !isSpace(k - 2)
-                    && !charFlags[k - 2].contains(.hyphen) {
+                    && !charFlags[k - 2].contains(.hyphen)
+                {
                     return k
                 }
             }
@@ -428,8 +443,10 @@ final class TextLayoutBuilder {
                 let end = paragraphEnd > start ? lineEnd(from: start, paragraphEnd: paragraphEnd, mode: mode) : start
                 let isLast = end >= paragraphEnd
                 let lineEnd = isLast && hasNewline ? paragraphEnd + 1 : end
-                drafts.append(LineDraft(start: start, end: lineEnd, content: [start..<trimmedEnd(start, end)],
-                                        paragraphStart: paragraphStart, isLastOfParagraph: isLast))
+                drafts.append(
+                    LineDraft(
+                        start: start, end: lineEnd, content: [start..<trimmedEnd(start, end)],
+                        paragraphStart: paragraphStart, isLastOfParagraph: isLast))
                 start = end
             } while start < paragraphEnd
             guard hasNewline else { break }
@@ -478,8 +495,10 @@ final class TextLayoutBuilder {
                 if !isSpace(c) { starts.append(c) }
                 c -= 1
             }
-            let chosen = lastFitting(starts.count, estimate: { tokenEstimate + self.estimate(starts[$0], restEnd) },
-                                     width: { self.contentWidth([token, starts[$0]..<restEnd]) }) ?? 0
+            let chosen =
+                lastFitting(
+                    starts.count, estimate: { tokenEstimate + self.estimate(starts[$0], restEnd) },
+                    width: { self.contentWidth([token, starts[$0]..<restEnd]) }) ?? 0
             line.content = [token, starts[chosen]..<restEnd]
             line.start = starts[chosen]
             line.end = min(mainCount, paragraphEnd + 1)
@@ -491,16 +510,20 @@ final class TextLayoutBuilder {
                 while tail < restEnd && self.isSpace(tail) { tail += 1 }
                 return [start..<head, token, tail..<restEnd]
             }
-            let chosen = lastFitting(total + 1, estimate: { tokenEstimate + self.estimate(start, start + $0) },
-                                     width: { self.contentWidth(parts($0)) }) ?? 0
+            let chosen =
+                lastFitting(
+                    total + 1, estimate: { tokenEstimate + self.estimate(start, start + $0) },
+                    width: { self.contentWidth(parts($0)) }) ?? 0
             line.content = parts(chosen)
             line.end = min(mainCount, paragraphEnd + 1)
         default:
             // Tail: drop whole characters from the end (and the spaces they leave) until it fits.
             var ends: [Int] = [start]
             for c in (start + 1)...max(start + 1, contentEnd) where c <= contentEnd && !isSpace(c - 1) { ends.append(c) }
-            let chosen = lastFitting(ends.count, estimate: { self.estimate(start, ends[$0]) + tokenEstimate },
-                                     width: { self.contentWidth([start..<ends[$0], token]) }) ?? 0
+            let chosen =
+                lastFitting(
+                    ends.count, estimate: { self.estimate(start, ends[$0]) + tokenEstimate },
+                    width: { self.contentWidth([start..<ends[$0], token]) }) ?? 0
             line.content = [start..<ends[chosen], token]
             line.end = ends[chosen]
         }
@@ -535,7 +558,8 @@ final class TextLayoutBuilder {
                 }
             }
             let rightToLeft = direction.rightToLeft
-            let justify = paragraphStyle.alignment == .justified && !draft.isLastOfParagraph
+            let justify =
+                paragraphStyle.alignment == .justified && !draft.isLastOfParagraph
                 && !draft.isTruncated && !unlimited
             var segments = self.drafts(draft.content, splittingSpaces: justify)
             var lineWidth = width(of: segments)
@@ -560,10 +584,12 @@ final class TextLayoutBuilder {
                 below = max(below, handle.lineSkip - handle.ascent)
             }
             widest = max(widest, lineWidth)
-            measured.append(Measured(segments: segments, width: lineWidth, ascent: ascent, below: below,
-                                     rightToLeft: rightToLeft, alignment: paragraphStyle.alignment,
-                                     spacing: paragraphStyle.lineSpacing.isFinite
-                                         ? Int((min(10_000, max(-10_000, paragraphStyle.lineSpacing)) * scale).rounded()) : 0))
+            measured.append(
+                Measured(
+                    segments: segments, width: lineWidth, ascent: ascent, below: below,
+                    rightToLeft: rightToLeft, alignment: paragraphStyle.alignment,
+                    spacing: paragraphStyle.lineSpacing.isFinite
+                        ? Int((min(10_000, max(-10_000, paragraphStyle.lineSpacing)) * scale).rounded()) : 0))
         }
 
         let box = unlimited ? widest : available
@@ -601,15 +627,17 @@ final class TextLayoutBuilder {
                 x += draft.width
             }
             let range = attributedRange(draft.start, max(draft.start, draft.end))
-            lines.append(TextLayout.Line(
-                range: range, text: texts.joined(),
-                origin: CGPoint(x: CGFloat(offset) / scale, y: CGFloat(y) / scale),
-                width: CGFloat(line.width) / scale, height: CGFloat(line.ascent + line.below) / scale,
-                baseline: CGFloat(baseline) / scale, segments: segments, isTruncated: draft.isTruncated))
+            lines.append(
+                TextLayout.Line(
+                    range: range, text: texts.joined(),
+                    origin: CGPoint(x: CGFloat(offset) / scale, y: CGFloat(y) / scale),
+                    width: CGFloat(line.width) / scale, height: CGFloat(line.ascent + line.below) / scale,
+                    baseline: CGFloat(baseline) / scale, segments: segments, isTruncated: draft.isTruncated))
             y += line.ascent + line.below
         }
-        return Output(lines: lines, size: CGSize(width: CGFloat(widest) / scale, height: CGFloat(y) / scale),
-                      isTruncated: isTruncated)
+        return Output(
+            lines: lines, size: CGSize(width: CGFloat(widest) / scale, height: CGFloat(y) / scale),
+            isTruncated: isTruncated)
     }
 
     private func segment(_ draft: Draft, text: String, x: Int, baseline: Int) -> TextLayout.Segment {
@@ -627,7 +655,8 @@ final class TextLayoutBuilder {
         }
         return TextLayout.Segment(
             text: text, font: style.key.font, color: style.key.color, shadow: style.key.shadow,
-            kern: style.key.kern, isRightToLeft: draft.script != nil, containsTruncationString: draft.parts.contains { $0.upperBound > mainCount },
+            kern: style.key.kern, isRightToLeft: draft.script != nil,
+            containsTruncationString: draft.parts.contains { $0.upperBound > mainCount },
             scale: scale, pixelX: x, pixelBaseline: baseline, pixelWidth: draft.width, handle: style.handle,
             direction: draft.script.map { .rightToLeft($0) } ?? .leftToRight, pieces: pieces)
     }

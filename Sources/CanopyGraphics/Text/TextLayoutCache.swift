@@ -18,8 +18,10 @@ public final class TextLayoutCache: Sendable {
         /// The FontRegistry measured with.
         public var fonts: ObjectIdentifier
 
-        public init(string: AttributedString, width: CGFloat, maximumNumberOfLines: Int,
-                    truncationString: AttributedString, scale: CGFloat, fonts: ObjectIdentifier) {
+        public init(
+            string: AttributedString, width: CGFloat, maximumNumberOfLines: Int,
+            truncationString: AttributedString, scale: CGFloat, fonts: ObjectIdentifier
+        ) {
             self.string = string
             self.width = width
             self.maximumNumberOfLines = maximumNumberOfLines
@@ -68,10 +70,11 @@ public final class TextLayoutCache: Sendable {
                 case (nil, nil):
                     return true
                 case (let x?, let y?):
-                    guard a.utf8.distance(from: a.startIndex, to: x.range.upperBound)
+                    guard
+                        a.utf8.distance(from: a.startIndex, to: x.range.upperBound)
                             == b.utf8.distance(from: b.startIndex, to: y.range.upperBound),
-                          x.font == y.font, x.foregroundColor == y.foregroundColor, x.kern == y.kern,
-                          x.shadow == y.shadow, x.paragraphStyle == y.paragraphStyle
+                        x.font == y.font, x.foregroundColor == y.foregroundColor, x.kern == y.kern,
+                        x.shadow == y.shadow, x.paragraphStyle == y.paragraphStyle
                     else { return false }
                 default:
                     return false
@@ -98,8 +101,8 @@ public final class TextLayoutCache: Sendable {
         }
         var slots: [Key: Int] = [:]
         var entries: [Entry] = []
-        var head = -1   // most recent
-        var tail = -1   // least recent
+        var head = -1  // most recent
+        var tail = -1  // least recent
         var hits = 0
         var misses = 0
 

@@ -7,8 +7,10 @@ public struct TextShadow: Sendable, Hashable {
     public var offset: CGSize
     public var blurRadius: CGFloat
 
-    public init(color: Color = Color(white: 0, alpha: 1.0 / 3.0), offset: CGSize = CGSize(width: 0, height: -3),
-                blurRadius: CGFloat = 0) {
+    public init(
+        color: Color = Color(white: 0, alpha: 1.0 / 3.0), offset: CGSize = CGSize(width: 0, height: -3),
+        blurRadius: CGFloat = 0
+    ) {
         self.color = color
         self.offset = offset
         self.blurRadius = Self.usableBlurRadius(blurRadius)

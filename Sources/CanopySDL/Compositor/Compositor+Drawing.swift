@@ -22,8 +22,9 @@ extension Compositor {
     public func strokeRoundedInside(_ rect: CGRect, width: CGFloat, radius: CGFloat, color: Color, alpha: CGFloat = 1) {
         var r = pixelRect(rect)
         let border = Int((width * scale).rounded())
-        let key = ScratchTextures.MaskKey(width: Int(r.w), height: Int(r.h), radius: Int((radius * scale).rounded()),
-                                          border: border)
+        let key = ScratchTextures.MaskKey(
+            width: Int(r.w), height: Int(r.h), radius: Int((radius * scale).rounded()),
+            border: border)
         guard r.w > 0, r.h > 0, border > 0 else { return }
         guard key.radius > 0 else { return strokeInside(rect, width: width, color: color, alpha: alpha) }
         guard let texture = scratchTextures.mask(key, frame: frameNumber) else {

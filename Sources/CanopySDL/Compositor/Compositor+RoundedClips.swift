@@ -22,7 +22,7 @@ extension Compositor {
         var bounds = offscreens.last?.rect ?? outputRect
         var out = SDL_Rect()
         guard SDL_IntersectRect(&visible, &bounds, &out) == SDL_TRUE, out.w > 0, out.h > 0,
-              let pool = scratchTextures.acquireTarget(width: Int(out.w), height: Int(out.h), frame: frameNumber)
+            let pool = scratchTextures.acquireTarget(width: Int(out.w), height: Int(out.h), frame: frameNumber)
         else { return false }
         let texture = scratchTextures.target(pool)
         guard SDL_SetRenderTarget(renderer, texture) == 0 else {
@@ -90,9 +90,10 @@ extension Compositor {
         let r = Double(radius)
         let y0 = Double(layer.y), y1 = y0 + Double(layer.h)
         // The layer's rounded rect placed relative to `rect`, whose first pixel is (0, 0) there.
-        let shape = RoundShape(x0: Double(layer.x - rect.x), y0: Double(layer.y - rect.y),
-                               x1: Double(layer.x - rect.x + layer.w), y1: Double(layer.y - rect.y + layer.h),
-                               radius: r)
+        let shape = RoundShape(
+            x0: Double(layer.x - rect.x), y0: Double(layer.y - rect.y),
+            x1: Double(layer.x - rect.x + layer.w), y1: Double(layer.y - rect.y + layer.h),
+            radius: r)
         let width = Int(rect.w)
         var coverages = [Float](repeating: 1, count: width)
         for row in 0..<Int(rect.h) {

@@ -96,8 +96,10 @@ public final class Compositor {
             SDL_BLENDFACTOR_ONE, SDL_BLENDFACTOR_ONE_MINUS_SRC_ALPHA, SDL_BLENDOPERATION_ADD,
             SDL_BLENDFACTOR_ONE, SDL_BLENDFACTOR_ONE_MINUS_SRC_ALPHA, SDL_BLENDOPERATION_ADD)
         var supported = false
-        if let probe = SDL_CreateTexture(renderer, SDL_PIXELFORMAT_ABGR8888.rawValue,
-                                         Int32(SDL_TEXTUREACCESS_STATIC.rawValue), 1, 1) {
+        if let probe = SDL_CreateTexture(
+            renderer, SDL_PIXELFORMAT_ABGR8888.rawValue,
+            Int32(SDL_TEXTUREACCESS_STATIC.rawValue), 1, 1)
+        {
             supported = SDL_SetTextureBlendMode(probe, premultipliedMode) == 0
             SDL_DestroyTexture(probe)
         }
@@ -106,14 +108,18 @@ public final class Compositor {
             SDL_BLENDFACTOR_ZERO, SDL_BLENDFACTOR_SRC_ALPHA, SDL_BLENDOPERATION_ADD,
             SDL_BLENDFACTOR_ZERO, SDL_BLENDFACTOR_SRC_ALPHA, SDL_BLENDOPERATION_ADD)
         var masks = false
-        if supported, let probe = SDL_CreateTexture(renderer, SDL_PIXELFORMAT_ABGR8888.rawValue,
-                                                    Int32(SDL_TEXTUREACCESS_STATIC.rawValue), 1, 1) {
+        if supported,
+            let probe = SDL_CreateTexture(
+                renderer, SDL_PIXELFORMAT_ABGR8888.rawValue,
+                Int32(SDL_TEXTUREACCESS_STATIC.rawValue), 1, 1)
+        {
             masks = SDL_SetTextureBlendMode(probe, maskMode) == 0
             SDL_DestroyTexture(probe)
         }
         usesMaskBlending = masks
-        textureStore = TextureStore(renderer: renderer, premultipliedMode: supported ? premultipliedMode : nil,
-                                    runLoop: runLoop, uploadOrder: uploadOrder, budget: Self.defaultUploadBudget)
+        textureStore = TextureStore(
+            renderer: renderer, premultipliedMode: supported ? premultipliedMode : nil,
+            runLoop: runLoop, uploadOrder: uploadOrder, budget: Self.defaultUploadBudget)
         scratchTextures = ScratchTextures(renderer: renderer)
     }
 
@@ -172,10 +178,11 @@ public final class Compositor {
         // A rounded clip cuts the contents and the sublayers, together (the background and the
         // border are rounded by themselves), so it is only needed when there are some.
         let hasContents = layer.contents != nil || layer.backing != nil
-        let roundsClip = layer.clipsToBounds && layer.cornerRadius > 0 && (hasContents || !layer.sublayers.isEmpty)
+        let roundsClip =
+            layer.clipsToBounds && layer.cornerRadius > 0 && (hasContents || !layer.sublayers.isEmpty)
             && beginRoundedClip(frame, radius: layer.cornerRadius)
         if hasContents {
-            if !layer.isContentsPresented { textureStore.contentsChanged(layer) } // a tree not observed
+            if !layer.isContentsPresented { textureStore.contentsChanged(layer) }  // a tree not observed
             if let texture = textureStore.texture(of: layer) {
                 let rect = layer.contentsRect.map { $0.offsetBy(dx: frame.minX, dy: frame.minY) } ?? frame
                 drawTexture(texture, in: rect, alpha: opacity)
@@ -190,8 +197,9 @@ public final class Compositor {
         // corner radius (as Core Animation draws it).
         if let border = layer.borderColor, layer.borderWidth > 0 {
             if layer.cornerRadius > 0 {
-                strokeRoundedInside(frame, width: layer.borderWidth, radius: layer.cornerRadius, color: border,
-                                    alpha: opacity)
+                strokeRoundedInside(
+                    frame, width: layer.borderWidth, radius: layer.cornerRadius, color: border,
+                    alpha: opacity)
             } else {
                 strokeInside(frame, width: layer.borderWidth, color: border, alpha: opacity)
             }
@@ -216,8 +224,9 @@ public final class Compositor {
     func pixelRect(_ rect: CGRect) -> SDL_Rect {
         let x0 = (rect.minX * scale).rounded(), y0 = (rect.minY * scale).rounded()
         let x1 = (rect.maxX * scale).rounded(), y1 = (rect.maxY * scale).rounded()
-        return SDL_Rect(x: Int32(clamping: Int(x0)), y: Int32(clamping: Int(y0)),
-                        w: Int32(clamping: Int(x1 - x0)), h: Int32(clamping: Int(y1 - y0)))
+        return SDL_Rect(
+            x: Int32(clamping: Int(x0)), y: Int32(clamping: Int(y0)),
+            w: Int32(clamping: Int(x1 - x0)), h: Int32(clamping: Int(y1 - y0)))
     }
 
     /// A rect in window pixels, in the current target's pixels.

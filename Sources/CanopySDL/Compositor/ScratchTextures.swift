@@ -55,8 +55,11 @@ final class ScratchTextures {
         let radius = Double(min(key.radius, min(w, h) / 2))
         let border = Double(min(key.border, min(w, h) / 2))
         let shape = RoundShape(x0: 0, y0: 0, x1: Double(w), y1: Double(h), radius: radius)
-        let hole = border > 0 ? RoundShape(x0: border, y0: border, x1: Double(w) - border, y1: Double(h) - border,
-                                           radius: max(0, radius - border)) : nil
+        let hole =
+            border > 0
+            ? RoundShape(
+                x0: border, y0: border, x1: Double(w) - border, y1: Double(h) - border,
+                radius: max(0, radius - border)) : nil
         var pixels = [UInt8](repeating: 255, count: w * h * 4)
         var row = [Float](repeating: 0, count: w)
         for y in 0..<h {
@@ -65,8 +68,11 @@ final class ScratchTextures {
                 pixels[(y * w + x) * 4 + 3] = UInt8((Double(row[x]) * 255).rounded())
             }
         }
-        guard let texture = SDL_CreateTexture(renderer, SDL_PIXELFORMAT_ABGR8888.rawValue,
-                                              Int32(SDL_TEXTUREACCESS_STATIC.rawValue), Int32(w), Int32(h)) else { return nil }
+        guard
+            let texture = SDL_CreateTexture(
+                renderer, SDL_PIXELFORMAT_ABGR8888.rawValue,
+                Int32(SDL_TEXTUREACCESS_STATIC.rawValue), Int32(w), Int32(h))
+        else { return nil }
         pixels.withUnsafeBytes { _ = SDL_UpdateTexture(texture, nil, $0.baseAddress, Int32(w * 4)) }
         SDL_SetTextureBlendMode(texture, SDL_BLENDMODE_BLEND)
         return texture
@@ -77,15 +83,20 @@ final class ScratchTextures {
     /// A free target texture at least `width` x `height` pixels (sizes rounded up to 64, so
     /// layers that change size a little reuse them), taken for frame `frame`; its pool index, or nil.
     func acquireTarget(width: Int, height: Int, frame: Int) -> Int? {
-        if let index = targetPool.firstIndex(where: { !$0.inUse && $0.width >= width && $0.height >= height
-                                                       && $0.width - width < 256 && $0.height - height < 256 }) {
+        if let index = targetPool.firstIndex(where: {
+            !$0.inUse && $0.width >= width && $0.height >= height
+                && $0.width - width < 256 && $0.height - height < 256
+        }) {
             targetPool[index].inUse = true
             targetPool[index].lastUsedFrame = frame
             return index
         }
         let w = (width + 63) / 64 * 64, h = (height + 63) / 64 * 64
-        guard let texture = SDL_CreateTexture(renderer, SDL_PIXELFORMAT_ABGR8888.rawValue,
-                                              Int32(SDL_TEXTUREACCESS_TARGET.rawValue), Int32(w), Int32(h)) else { return nil }
+        guard
+            let texture = SDL_CreateTexture(
+                renderer, SDL_PIXELFORMAT_ABGR8888.rawValue,
+                Int32(SDL_TEXTUREACCESS_TARGET.rawValue), Int32(w), Int32(h))
+        else { return nil }
         SDL_SetTextureScaleMode(texture, SDL_ScaleModeNearest)
         targetPool.append(PooledTarget(texture: texture, width: w, height: h, inUse: true, lastUsedFrame: frame))
         bytes += targetPool[targetPool.count - 1].bytes

@@ -54,12 +54,16 @@ final class TextureStore {
 
     /// A store uploading for `renderer` in `runLoop`'s `beforePresent` phase at `uploadOrder`,
     /// within `budget` seconds a frame.
-    init(renderer: OpaquePointer, premultipliedMode: SDL_BlendMode?, runLoop: FrameLoop, uploadOrder: Int,
-         budget: TimeInterval) {
+    init(
+        renderer: OpaquePointer, premultipliedMode: SDL_BlendMode?, runLoop: FrameLoop, uploadOrder: Int,
+        budget: TimeInterval
+    ) {
         self.renderer = renderer
         self.premultipliedMode = premultipliedMode
-        workQueue = RunLoopQueue(runLoop: runLoop, budget: budget, phase: .beforePresent,
-                                 order: uploadOrder) { [unowned self] item, _ in
+        workQueue = RunLoopQueue(
+            runLoop: runLoop, budget: budget, phase: .beforePresent,
+            order: uploadOrder
+        ) { [unowned self] item, _ in
             if let layer = item as? Layer {
                 self.upload(layer)
             } else if let backing = item as? TextureBacking {
@@ -170,7 +174,7 @@ final class TextureStore {
             textures[key] = entry
             return entry.texture
         }
-        if let stale = textures[key] { // the identifier was reused by a new bitmap
+        if let stale = textures[key] {  // the identifier was reused by a new bitmap
             SDL_DestroyTexture(stale.texture)
             textureBytes -= stale.bytes
             textures[key] = nil
@@ -187,9 +191,11 @@ final class TextureStore {
     /// A static texture of a bitmap, blended right for the renderer.
     private func makeTexture(_ bitmap: Bitmap) -> OpaquePointer? {
         guard bitmap.width > 0, bitmap.height > 0,
-              let texture = SDL_CreateTexture(renderer, SDL_PIXELFORMAT_ABGR8888.rawValue,
-                                              Int32(SDL_TEXTUREACCESS_STATIC.rawValue),
-                                              Int32(bitmap.width), Int32(bitmap.height)) else { return nil }
+            let texture = SDL_CreateTexture(
+                renderer, SDL_PIXELFORMAT_ABGR8888.rawValue,
+                Int32(SDL_TEXTUREACCESS_STATIC.rawValue),
+                Int32(bitmap.width), Int32(bitmap.height))
+        else { return nil }
         if let premultipliedMode {
             bitmap.pixels.withUnsafeBytes { _ = SDL_UpdateTexture(texture, nil, $0.baseAddress, Int32(bitmap.bytesPerRow)) }
             SDL_SetTextureBlendMode(texture, premultipliedMode)

@@ -14,9 +14,10 @@ extension Compositor {
             guard let bitmap = text.bitmap(label.text, font: font, color: Self.scalingLabelColor, scale: scale) else { continue }
             let size = bitmap.size
             let padding: CGFloat = 3
-            let box = CGRect(x: label.frame.maxX - size.width - 2 * padding - 4,
-                             y: label.frame.maxY - size.height - 2 * padding - 4,
-                             width: size.width + 2 * padding, height: size.height + 2 * padding)
+            let box = CGRect(
+                x: label.frame.maxX - size.width - 2 * padding - 4,
+                y: label.frame.maxY - size.height - 2 * padding - 4,
+                width: size.width + 2 * padding, height: size.height + 2 * padding)
             guard box.minX >= label.frame.minX, box.minY >= label.frame.minY else { continue }
             fillRounded(box, radius: 3, color: Self.scalingLabelBacking)
             drawBitmap(bitmap, in: CGRect(origin: CGPoint(x: box.minX + padding, y: box.minY + padding), size: size))

@@ -12,8 +12,9 @@ extension Compositor {
         var w: Int32 = 0, h: Int32 = 0
         SDL_GetRendererOutputSize(renderer, &w, &h)
         let windowSize = CGSize(width: CGFloat(w) / scale, height: CGFloat(h) / scale)
-        drawRangeOverlay(RangeOverlayLayout(snapshot: snapshot, windowSize: windowSize), caption: snapshot.caption,
-                         text: text, font: font)
+        drawRangeOverlay(
+            RangeOverlayLayout(snapshot: snapshot, windowSize: windowSize), caption: snapshot.caption,
+            text: text, font: font)
     }
 
     func drawRangeOverlay(_ layout: RangeOverlayLayout, caption: String, text: TextCache, font: Font) {
@@ -53,8 +54,11 @@ extension Compositor {
         var parts = caption.components(separatedBy: " · ")
         var line = caption
         while true {
-            guard !line.isEmpty, let bitmap = text.bitmap(line, font: font, color: RangeOverlayLayout.captionColor,
-                                                          scale: scale) else { return nil }
+            guard !line.isEmpty,
+                let bitmap = text.bitmap(
+                    line, font: font, color: RangeOverlayLayout.captionColor,
+                    scale: scale)
+            else { return nil }
             if bitmap.size.width * 0.85 <= width || parts.count <= 1 { return bitmap }
             parts.removeLast()
             line = parts.joined(separator: " · ") + " …"

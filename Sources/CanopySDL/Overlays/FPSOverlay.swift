@@ -18,8 +18,10 @@ struct FPSOverlay {
     private var shown: (fps: String, timing: String)?
     private var lastRefresh: TimeInterval = -.infinity
 
-    mutating func draw(compositor: Compositor, text: TextCache, font: Font, at origin: CGPoint,
-                       statistics: FrameStatistics, now: TimeInterval, idle: Bool, extraLines: [String]) {
+    mutating func draw(
+        compositor: Compositor, text: TextCache, font: Font, at origin: CGPoint,
+        statistics: FrameStatistics, now: TimeInterval, idle: Bool, extraLines: [String]
+    ) {
         if now - lastRefresh >= 0.25 || shown == nil {
             lastRefresh = now
             let fps = statistics.framesPerSecond(now: now).map { String(format: "%.0f fps", $0) } ?? "– fps"
@@ -45,14 +47,18 @@ struct FPSOverlay {
         }
         let budgetLabel = String(format: "%.1f ms budget", statistics.budgetMs)
         if let b = text.bitmap(budgetLabel, font: smallFont, color: Color(white: 0.75), scale: scale) {
-            compositor.drawBitmap(b, in: CGRect(x: panel.maxX - Self.padding - b.size.width, y: y + 6,
-                                                width: b.size.width, height: b.size.height))
+            compositor.drawBitmap(
+                b,
+                in: CGRect(
+                    x: panel.maxX - Self.padding - b.size.width, y: y + 6,
+                    width: b.size.width, height: b.size.height))
         }
         y += 26
 
         // The graph: one bar per frame, newest on the right.
-        let graph = CGRect(x: panel.minX + Self.padding, y: y, width: CGFloat(Self.graphFrames) * Self.barWidth,
-                           height: Self.graphHeight)
+        let graph = CGRect(
+            x: panel.minX + Self.padding, y: y, width: CGFloat(Self.graphFrames) * Self.barWidth,
+            height: Self.graphHeight)
         compositor.fill(graph, color: Color(white: 1, alpha: 0.08))
         let range = statistics.budgetMs * Self.graphRangeInBudgets
         let frames = statistics.recent(Self.graphFrames)
@@ -61,8 +67,9 @@ struct FPSOverlay {
         let red = Color(red: 0.95, green: 0.25, blue: 0.20)
         for (i, frame) in frames.enumerated() {
             let h = CGFloat(min(1, frame.workMs / range)) * graph.height
-            let bar = CGRect(x: firstX + CGFloat(i) * Self.barWidth, y: graph.maxY - max(1, h),
-                             width: Self.barWidth, height: max(1, h))
+            let bar = CGRect(
+                x: firstX + CGFloat(i) * Self.barWidth, y: graph.maxY - max(1, h),
+                width: Self.barWidth, height: max(1, h))
             compositor.fill(bar, color: frame.dropped ? red : green)
         }
         let budgetY = graph.maxY - CGFloat(1 / Self.graphRangeInBudgets) * graph.height

@@ -26,8 +26,9 @@ struct HelpOverlay {
         let actionColumn = actionBitmaps.compactMap { $0?.size.width }.max() ?? 200
         let width = min(window.width - 20, padding * 2 + keyColumn + actionColumn)
         let height = padding * 2 + 34 + CGFloat(entries.count) * rowHeight
-        let panel = CGRect(x: ((window.width - width) / 2).rounded(), y: max(10, ((window.height - height) / 2).rounded()),
-                           width: width, height: height)
+        let panel = CGRect(
+            x: ((window.width - width) / 2).rounded(), y: max(10, ((window.height - height) / 2).rounded()),
+            width: width, height: height)
         compositor.fillRounded(panel, radius: 12, color: Color(white: 0.08, alpha: 0.88))
         var y = panel.minY + padding
         if let title = text.bitmap("Keys", font: titleFont, color: .white, scale: scale) {
@@ -36,7 +37,9 @@ struct HelpOverlay {
         y += 34
         for (k, a) in zip(keyBitmaps, actionBitmaps) {
             if let k { compositor.drawBitmap(k, in: CGRect(origin: CGPoint(x: panel.minX + padding, y: y), size: k.size)) }
-            if let a { compositor.drawBitmap(a, in: CGRect(origin: CGPoint(x: panel.minX + padding + keyColumn, y: y), size: a.size)) }
+            if let a {
+                compositor.drawBitmap(a, in: CGRect(origin: CGPoint(x: panel.minX + padding + keyColumn, y: y), size: a.size))
+            }
             y += rowHeight
         }
     }

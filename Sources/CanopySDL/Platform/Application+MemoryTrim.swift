@@ -29,9 +29,10 @@ extension Application {
     /// asks for a turn at the time to look again.
     func memoryTrimTurnEnded(now: TimeInterval) {
         let displays = DisplayScheduler.shared.displayStatistics.count, rasters = DisplayScheduler.shared.rasterStatistics
-        let work = MemoryTrimmer.Work(displays: displays, rastersCompleted: rasters.completed,
-                                      rastersCancelled: rasters.cancelled, textureBytes: compositor.textureBytes,
-                                      scratchTextureBytes: compositor.scratchTextureBytes)
+        let work = MemoryTrimmer.Work(
+            displays: displays, rastersCompleted: rasters.completed,
+            rastersCancelled: rasters.cancelled, textureBytes: compositor.textureBytes,
+            scratchTextureBytes: compositor.scratchTextureBytes)
         if let check = memoryTrimmer.turnEnded(now: now, activity: work, loopWillSleep: !runLoop.needsFrame) {
             runLoop.setNeedsFrame(at: check)
         }

@@ -78,8 +78,9 @@ extension Application {
     func drawOverlays(_ turn: FrameLoop.Turn) {
         let textCache = overlays.textCache
         if showsImageScaling, let root = overlayRootNode {
-            compositor.drawImageScalingLabels(ImageScalingOverlay.labels(in: root), text: textCache,
-                                              font: Font(family: options.overlayFont.family, size: 12, weight: .bold))
+            compositor.drawImageScalingLabels(
+                ImageScalingOverlay.labels(in: root), text: textCache,
+                font: Font(family: options.overlayFont.family, size: 12, weight: .bold))
         }
         if showsHitTestSlop, let root = overlayRootNode {
             compositor.drawHitTestSlop(HitTestSlopOverlay.regions(in: root))
@@ -89,13 +90,15 @@ extension Application {
         }
         let font = options.overlayFont
         if showsFPS {
-            let memory = String(format: "textures %.1f MB · %@ · %@", Double(compositor.textureBytes) / 1_048_576,
-                                rendererName, videoDriver)
+            let memory = String(
+                format: "textures %.1f MB · %@ · %@", Double(compositor.textureBytes) / 1_048_576,
+                rendererName, videoDriver)
             // Read before the FPS overlay (part of `overlays`) is drawn, which changes it.
             let lines = statusLines() + [memory]
-            overlays.fps.draw(compositor: compositor, text: textCache, font: font, at: CGPoint(x: 10, y: 10),
-                              statistics: runLoop.statistics, now: turn.time, idle: runLoop.wasIdle && turn.delta > 0.1,
-                              extraLines: lines)
+            overlays.fps.draw(
+                compositor: compositor, text: textCache, font: font, at: CGPoint(x: 10, y: 10),
+                statistics: runLoop.statistics, now: turn.time, idle: runLoop.wasIdle && turn.delta > 0.1,
+                extraLines: lines)
             // The figures refresh while frames come. When this is the last frame of a burst
             // (nobody wants another), ask for one more a moment later, to show the settled
             // figures before the loop sleeps.

@@ -27,7 +27,8 @@ extension Application {
             if event.type == SDL_WINDOWEVENT.rawValue {
                 let kind = SDL_WindowEventID(UInt32(event.window.event))
                 if kind == SDL_WINDOWEVENT_SIZE_CHANGED || kind == SDL_WINDOWEVENT_RESIZED
-                    || kind == SDL_WINDOWEVENT_DISPLAY_CHANGED {
+                    || kind == SDL_WINDOWEVENT_DISPLAY_CHANGED
+                {
                     let before = (size, scale)
                     updateSize()
                     if before != (size, scale) { eventHandler?(.resized(size, scale: scale), now) }

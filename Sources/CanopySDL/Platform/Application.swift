@@ -31,8 +31,10 @@ public final class Application {
         /// An SDL render driver to use ("software", "opengl", ...); nil picks the best.
         public var renderDriver: String?
 
-        public init(title: String, size: CGSize, overlayFont: Font, minimumSize: CGSize? = nil,
-                    headless: Bool = false, fonts: FontRegistry = .shared, renderDriver: String? = nil) {
+        public init(
+            title: String, size: CGSize, overlayFont: Font, minimumSize: CGSize? = nil,
+            headless: Bool = false, fonts: FontRegistry = .shared, renderDriver: String? = nil
+        ) {
             self.renderDriver = renderDriver
             self.title = title
             self.size = size
@@ -114,8 +116,10 @@ public final class Application {
             initialised = SDL_Init(UInt32(SDL_INIT_VIDEO | SDL_INIT_EVENTS)) == 0
         }
         guard initialised else {
-            throw ApplicationError(Self.startFailure(reason: String(cString: SDL_GetError()), headless: options.headless,
-                                                     environment: ProcessInfo.processInfo.environment))
+            throw ApplicationError(
+                Self.startFailure(
+                    reason: String(cString: SDL_GetError()), headless: options.headless,
+                    environment: ProcessInfo.processInfo.environment))
         }
         do {
             try GraphicsLibrary.initialize()
@@ -127,9 +131,12 @@ public final class Application {
 
         var flags = SDL_WINDOW_ALLOW_HIGHDPI.rawValue | SDL_WINDOW_RESIZABLE.rawValue
         if options.headless { flags |= SDL_WINDOW_HIDDEN.rawValue }
-        let centered = Int32(bitPattern: 0x2FFF_0000) // SDL_WINDOWPOS_CENTERED
-        guard let window = SDL_CreateWindow(options.title, centered, centered,
-                                            Int32(options.size.width), Int32(options.size.height), flags) else {
+        let centered = Int32(bitPattern: 0x2FFF_0000)  // SDL_WINDOWPOS_CENTERED
+        guard
+            let window = SDL_CreateWindow(
+                options.title, centered, centered,
+                Int32(options.size.width), Int32(options.size.height), flags)
+        else {
             let reason = String(cString: SDL_GetError())
             SDL_Quit()
             throw ApplicationError("cannot create the window: \(reason)")
@@ -139,7 +146,8 @@ public final class Application {
             SDL_SetWindowMinimumSize(window, Int32(minimum.width), Int32(minimum.height))
         }
 
-        var renderer = SDL_CreateRenderer(window, -1,
+        var renderer = SDL_CreateRenderer(
+            window, -1,
             SDL_RENDERER_ACCELERATED.rawValue | (options.headless ? 0 : SDL_RENDERER_PRESENTVSYNC.rawValue))
         if renderer == nil {
             renderer = SDL_CreateRenderer(window, -1, SDL_RENDERER_SOFTWARE.rawValue)
@@ -160,8 +168,9 @@ public final class Application {
         var mode = SDL_DisplayMode()
         let refresh = SDL_GetWindowDisplayMode(window, &mode) == 0 && mode.refresh_rate > 0 ? Double(mode.refresh_rate) : 60
         waiter = SDLEventWaiter()
-        runLoop = FrameLoop(pacing: vsync ? .vsync(refreshRate: refresh) : .clock(rate: 60),
-                          waiter: waiter)
+        runLoop = FrameLoop(
+            pacing: vsync ? .vsync(refreshRate: refresh) : .clock(rate: 60),
+            waiter: waiter)
         compositor = Compositor(renderer: renderer, runLoop: runLoop)
         compositor.observeContents(of: rootLayer)
         overlays = OverlayState(textCache: TextCache(fonts: options.fonts))
@@ -180,7 +189,8 @@ public final class Application {
         typealias GetString = @convention(c) (UInt32) -> UnsafePointer<UInt8>?
         let glRenderer: UInt32 = 0x1F01
         guard SDL_GL_GetCurrentContext() != nil, let address = SDL_GL_GetProcAddress("glGetString"),
-              let name = unsafeBitCast(address, to: GetString.self)(glRenderer) else { return nil }
+            let name = unsafeBitCast(address, to: GetString.self)(glRenderer)
+        else { return nil }
         return String(cString: name)
     }
 
@@ -190,15 +200,18 @@ public final class Application {
         if headless { return "cannot start SDL's headless video driver: \(reason)" }
         let alternative = "or use the screenshot and bench commands, which need no display"
         if let driver = environment["SDL_VIDEODRIVER"], !driver.isEmpty {
-            return "cannot open a window with SDL_VIDEODRIVER=\(driver) (\(reason)); unset it or name a driver that works here, \(alternative)"
+            return
+                "cannot open a window with SDL_VIDEODRIVER=\(driver) (\(reason)); unset it or name a driver that works here, \(alternative)"
         }
         var places: [String] = []
         if let display = environment["WAYLAND_DISPLAY"], !display.isEmpty { places.append("WAYLAND_DISPLAY=\(display)") }
         if let display = environment["DISPLAY"], !display.isEmpty { places.append("DISPLAY=\(display)") }
         if places.isEmpty {
-            return "cannot open a window: no display server (DISPLAY and WAYLAND_DISPLAY are not set; \(reason)); set one, \(alternative)"
+            return
+                "cannot open a window: no display server (DISPLAY and WAYLAND_DISPLAY are not set; \(reason)); set one, \(alternative)"
         }
-        return "cannot open a window: no display server answers at \(places.joined(separator: " or ")) (\(reason)); start one or point there, \(alternative)"
+        return
+            "cannot open a window: no display server answers at \(places.joined(separator: " or ")) (\(reason)); start one or point there, \(alternative)"
     }
 
     /// Runs the main loop until the window closes or `quit()`.
@@ -211,7 +224,6 @@ public final class Application {
     public func runTurn() {
         runLoop.runTurn(input: { self.pollEvents() }, present: { self.present() })
     }
-
 
     /// Ends `run()` after the current turn.
     public func quit() {

@@ -39,16 +39,20 @@ struct EventTranslator {
             if dy != dy.rounded() || dx != dx.rounded() { lastFractionalWheel = now }
             let location = CGPoint(x: CGFloat(w.mouseX), y: CGFloat(w.mouseY))
             if now - lastFractionalWheel < Self.preciseLatch {
-                return .wheel(WheelEvent(kind: .precise, deltaX: dx * Self.pointsPerPreciseUnit,
-                                         deltaY: dy * Self.pointsPerPreciseUnit, location: location, time: now))
+                return .wheel(
+                    WheelEvent(
+                        kind: .precise, deltaX: dx * Self.pointsPerPreciseUnit,
+                        deltaY: dy * Self.pointsPerPreciseUnit, location: location, time: now))
             }
             return .wheel(WheelEvent(kind: .clicks, deltaX: dx, deltaY: dy, location: location, time: now))
         case SDL_KEYDOWN, SDL_KEYUP:
             let k = event.key
             let mods = Self.modifiers(UInt32(k.keysym.mod))
             guard let key = Self.key(k.keysym.sym, modifiers: mods) else { return nil }
-            return .key(KeyEvent(key: key, modifiers: mods, isDown: event.type == SDL_KEYDOWN.rawValue,
-                                 isRepeat: k.repeat != 0, time: now))
+            return .key(
+                KeyEvent(
+                    key: key, modifiers: mods, isDown: event.type == SDL_KEYDOWN.rawValue,
+                    isRepeat: k.repeat != 0, time: now))
         case SDL_TEXTINPUT:
             let text = withUnsafeBytes(of: event.text.text) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)

@@ -35,10 +35,11 @@ final class FrameThrottle {
     init?(rendererName: String, framesInFlight: Int = 2) {
         // GL's loaders return a stub for any name: the extension says whether fences exist.
         guard rendererName == "opengl", SDL_GL_GetCurrentContext() != nil,
-              SDL_GL_ExtensionSupported("GL_ARB_sync") == SDL_TRUE,
-              let fence = SDL_GL_GetProcAddress("glFenceSync"),
-              let wait = SDL_GL_GetProcAddress("glClientWaitSync"),
-              let delete = SDL_GL_GetProcAddress("glDeleteSync") else { return nil }
+            SDL_GL_ExtensionSupported("GL_ARB_sync") == SDL_TRUE,
+            let fence = SDL_GL_GetProcAddress("glFenceSync"),
+            let wait = SDL_GL_GetProcAddress("glClientWaitSync"),
+            let delete = SDL_GL_GetProcAddress("glDeleteSync")
+        else { return nil }
         fenceSync = unsafeBitCast(fence, to: FenceSync.self)
         clientWaitSync = unsafeBitCast(wait, to: ClientWaitSync.self)
         deleteSync = unsafeBitCast(delete, to: DeleteSync.self)
