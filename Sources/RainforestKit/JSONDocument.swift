@@ -1,3 +1,5 @@
+// One file (about 670 lines) on purpose: a parser, whose scanner and grammar share a cursor.
+
 /// A small, strict JSON parser (RFC 8259) that remembers where every value starts.
 ///
 /// Foundation's `JSONDecoder` cannot tell which line a bad field is on, and the

@@ -41,15 +41,7 @@ struct RasterizedSubtree: Sendable {
     }
 
     /// The rasterizing node's drawing: the whole subtree painted into one context.
-    var drawing: CapturedDrawing {
-        CapturedDrawing(
-            display: { size, scale, isCancelled in
-                CapturedDrawing.display(size: size, scale: scale, isCancelled: isCancelled) { context in
-                    draw(in: context, isCancelled: isCancelled)
-                }
-            },
-            draw: { context, isCancelled in draw(in: context, isCancelled: isCancelled) })
-    }
+    var drawing: CapturedDrawing { SubtreeDrawing(subtree: self) }
 
     /// Draws the subtree with its origin at the context's current origin, which must be the
     /// context's own (no translation: the root's drawing). Worker thread.
@@ -125,13 +117,13 @@ struct RasterizedSubtree: Sendable {
             // The compositor fades a node's bitmap as a whole, so where the node's own drawing
             // overlaps itself the fade must not apply per drawing operation: its contents are
             // made as its layer's would be, then drawn faded.
-            if let bitmap = contents?.display(frame.size, context.scale, isCancelled) {
+            if let bitmap = contents?.display(size: frame.size, scale: context.scale, isCancelled: isCancelled) {
                 context.draw(bitmap, in: bounds)
             }
         } else {
             context.withSavedState {
                 context.clip(to: bounds)
-                contents?.draw(context, isCancelled)
+                contents?.draw(in: context, isCancelled: isCancelled)
             }
         }
     }
@@ -169,5 +161,24 @@ struct RasterizedSubtree: Sendable {
                     x: -offsetX / scale, y: -offsetY / scale,
                     width: CGFloat(width) / scale, height: CGFloat(height) / scale))
         }
+    }
+}
+
+/// A rasterizing node's drawing: its subtree's snapshot painted into one context.
+private final class SubtreeDrawing: CapturedDrawing, @unchecked Sendable {
+    let subtree: RasterizedSubtree
+
+    init(subtree: RasterizedSubtree) {
+        self.subtree = subtree
+    }
+
+    override func display(size: CGSize, scale: CGFloat, isCancelled: @Sendable () -> Bool) -> Bitmap? {
+        CapturedDrawing.display(size: size, scale: scale, isCancelled: isCancelled) { context in
+            subtree.draw(in: context, isCancelled: isCancelled)
+        }
+    }
+
+    override func draw(in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
+        subtree.draw(in: context, isCancelled: isCancelled)
     }
 }

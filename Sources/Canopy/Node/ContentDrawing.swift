@@ -45,47 +45,77 @@ public protocol ContentDrawing: DisplayNode {
 }
 
 extension ContentDrawing {
-    public static func display(
-        _ parameters: DrawParameters, size: CGSize, scale: CGFloat,
-        isCancelled: @Sendable () -> Bool
-    ) -> Bitmap? {
+    public static func display(_ parameters: DrawParameters, size: CGSize, scale: CGFloat,
+                               isCancelled: @Sendable () -> Bool) -> Bitmap? {
         CapturedDrawing.display(size: size, scale: scale, isCancelled: isCancelled) { context in
             draw(parameters, in: context, isCancelled: isCancelled)
         }
     }
+}
 
-    /// The snapshot bound to the node's class's drawing (main thread).
-    @MainActor
-    func captureDrawing() -> CapturedDrawing {
-        let parameters = drawParameters()
-        let nodeType = type(of: self)
-        return CapturedDrawing(
-            display: { size, scale, isCancelled in
-                nodeType.display(parameters, size: size, scale: scale, isCancelled: isCancelled)
-            },
-            draw: { context, isCancelled in nodeType.draw(parameters, in: context, isCancelled: isCancelled) })
+/// How a node's class draws, found once when the node is made: asking a node whether it adopts
+/// `ContentDrawing` is a search of the protocol's conformances, too slow for every display of
+/// every node of a rasterized subtree, while going back from `DisplayNode` to the class found
+/// here costs nothing.
+struct ContentDrawer: Sendable {
+    /// Takes the node's snapshot (main thread); the node must be of the class the drawer was
+    /// found for.
+    let capture: @MainActor @Sendable (DisplayNode) -> CapturedDrawing
+
+    /// The drawer of `node`'s class, nil when the class draws nothing of its own.
+    static func of(_ node: DisplayNode) -> ContentDrawer? {
+        guard let drawing = node as? any ContentDrawing else { return nil }
+        return drawer(for: drawing)
+    }
+
+    /// The drawer of `Node`, the node's own class (the existential opened).
+    private static func drawer<Node: ContentDrawing>(for _: Node) -> ContentDrawer {
+        ContentDrawer { node in
+            let node = unsafeDowncast(node, to: Node.self)
+            return SnapshotDrawing<Node>(parameters: node.drawParameters(), nodeType: type(of: node))
+        }
     }
 }
 
-/// A node's drawing, captured on the main thread: its snapshot bound to its class's drawing, to
-/// run on a worker. Made for a `ContentDrawing` node and, for a rasterizing node, by
-/// `RasterizedSubtree`.
-struct CapturedDrawing: Sendable {
+/// A node's drawing, captured on the main thread, to run on a worker: its snapshot bound to its
+/// class's drawing (`SnapshotDrawing`), or a rasterizing node's whole subtree
+/// (`RasterizedSubtree.drawing`). Immutable.
+class CapturedDrawing: @unchecked Sendable {
     /// The contents as a bitmap of `size` points at `scale`, or nil when cancelled.
-    let display: @Sendable (_ size: CGSize, _ scale: CGFloat, _ isCancelled: @Sendable () -> Bool) -> Bitmap?
+    func display(size: CGSize, scale: CGFloat, isCancelled: @Sendable () -> Bool) -> Bitmap? { nil }
+
     /// Draws the contents into a context of the node's bounds.
-    let draw: @Sendable (_ context: GraphicsContext, _ isCancelled: @Sendable () -> Bool) -> Void
+    func draw(in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {}
 
     /// A transparent context of `size` at `scale` that `paint` draws into, as a bitmap; nil when
     /// the size has no pixels or the display was cancelled.
-    static func display(
-        size: CGSize, scale: CGFloat, isCancelled: @Sendable () -> Bool,
-        paint: (GraphicsContext) -> Void
-    ) -> Bitmap? {
-        let width = Int((size.width * scale).rounded(.up)), height = Int((size.height * scale).rounded(.up))
+    static func display(size: CGSize, scale: CGFloat, isCancelled: @Sendable () -> Bool,
+                        paint: (GraphicsContext) -> Void) -> Bitmap? {
+        let width = Int((size.width * scale).rounded(.up))
+        let height = Int((size.height * scale).rounded(.up))
         guard width > 0, height > 0, !isCancelled() else { return nil }
         let context = GraphicsContext(pixelWidth: width, pixelHeight: height, scale: scale)
         paint(context)
         return isCancelled() ? nil : context.makeBitmap()
+    }
+}
+
+/// A `ContentDrawing` node's snapshot with the class (the node's own, maybe a subclass) whose
+/// drawing runs it.
+final class SnapshotDrawing<Node: ContentDrawing>: CapturedDrawing, @unchecked Sendable {
+    let parameters: Node.DrawParameters
+    let nodeType: Node.Type
+
+    init(parameters: Node.DrawParameters, nodeType: Node.Type) {
+        self.parameters = parameters
+        self.nodeType = nodeType
+    }
+
+    override func display(size: CGSize, scale: CGFloat, isCancelled: @Sendable () -> Bool) -> Bitmap? {
+        nodeType.display(parameters, size: size, scale: scale, isCancelled: isCancelled)
+    }
+
+    override func draw(in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
+        nodeType.draw(parameters, in: context, isCancelled: isCancelled)
     }
 }

@@ -145,7 +145,7 @@ extension DisplayNode {
         let label = Tracer.shared.isRecording ? traceLabel : nil
         if !displaysAsynchronously {
             let bitmap = Tracer.shared.measure("draw \(label ?? nodeName)", category: "display") {
-                drawing.display(size, scale, isStale)
+                drawing.display(size: size, scale: scale, isCancelled: isStale)
             }
             land(bitmap, on: layer)
             return
@@ -158,7 +158,7 @@ extension DisplayNode {
                 let cancelled: @Sendable () -> Bool = { isCancelled() || isStale() }
                 return DisplayScheduler.shared.runDisplay(isCancelled: cancelled) {
                     Tracer.shared.measure("draw \(label ?? nodeName)", category: "display") {
-                        drawing.display(size, scale, cancelled)
+                        drawing.display(size: size, scale: scale, isCancelled: cancelled)
                     }
                 }
             }

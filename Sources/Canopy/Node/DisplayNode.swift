@@ -65,7 +65,13 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
     /// Moves on with every display, cancel and suspension: work started under an older value is stale.
     let displaySentinel = Atomic<UInt64>(0)
 
-    public init() {}
+    /// How the node's class draws (nil: nothing of its own), found once, when the node is made;
+    /// never changed after.
+    private var contentDrawer: ContentDrawer?
+
+    public init() {
+        contentDrawer = ContentDrawer.of(self)
+    }
 
     /// A node that goes hands its loaded layer to the main thread, which releases it within a
     /// budget (`DisplayScheduler`), so a layer never dies on a worker.
@@ -124,7 +130,7 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
     // MARK: Display override points; see also DisplayNode+Display
 
     /// Whether the node draws contents of its own: whether it adopts `ContentDrawing`.
-    public var drawsContents: Bool { self is any ContentDrawing }
+    public var drawsContents: Bool { contentDrawer != nil }
 
     /// Whether the node has contents to display: its own drawing or its rasterized subtree.
     var hasOwnDrawing: Bool { drawsContents || rasterizesSubtree }
@@ -144,7 +150,7 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
     /// a node without contents of its own (not `ContentDrawing`). Main thread.
     @MainActor
     func captureOwnDrawing() -> CapturedDrawing? {
-        (self as? any ContentDrawing)?.captureDrawing()
+        contentDrawer?.capture(self)
     }
 
     // MARK: Placeholder override points; see also DisplayNode+Placeholder

@@ -1,3 +1,5 @@
+// One file (about 650 lines) on purpose: the node's options and the worker's work from its
+// snapshot (decode, crop, place, modify, the error state) read the same private Parameters.
 import Foundation
 import Synchronization
 

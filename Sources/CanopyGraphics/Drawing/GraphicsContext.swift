@@ -1,3 +1,5 @@
+// One file (about 650 lines) on purpose: every shape, image and gradient ends in the same
+// coverage and compositing steps, which stay private to this file.
 import Foundation
 
 /// Draws into a new premultiplied RGBA8 bitmap on the CPU. One thread at a time (not Sendable);

@@ -1,3 +1,5 @@
+// One file (about 600 lines) on purpose: the decoder's formats share its steps (the fitting
+// size, the crop, premultiplying, the errors), kept private so no format can skip one.
 import CCodecs
 import CSDL2
 import CSDL2Image

@@ -1,3 +1,5 @@
+// One file (about 670 lines) on purpose: measuring, breaking, truncating and placing are the
+// passes of one builder over the same private state.
 import Foundation
 
 /// The attributes of a run with every default filled in.
