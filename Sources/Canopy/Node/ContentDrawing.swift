@@ -45,8 +45,10 @@ public protocol ContentDrawing: DisplayNode {
 }
 
 extension ContentDrawing {
-    public static func display(_ parameters: DrawParameters, size: CGSize, scale: CGFloat,
-                               isCancelled: @Sendable () -> Bool) -> Bitmap? {
+    public static func display(
+        _ parameters: DrawParameters, size: CGSize, scale: CGFloat,
+        isCancelled: @Sendable () -> Bool
+    ) -> Bitmap? {
         CapturedDrawing.display(size: size, scale: scale, isCancelled: isCancelled) { context in
             draw(parameters, in: context, isCancelled: isCancelled)
         }
@@ -68,11 +70,13 @@ struct ContentDrawer: Sendable {
         return drawer(for: drawing)
     }
 
-    /// The drawer of `Node`, the node's own class (the existential opened).
+    /// The drawer of `Node`, the node's own class (the existential opened). The snapshot's
+    /// class is looked up here, once, rather than at each capture.
     private static func drawer<Node: ContentDrawing>(for _: Node) -> ContentDrawer {
-        ContentDrawer { node in
+        let snapshotType = SnapshotDrawing<Node>.self
+        return ContentDrawer { node in
             let node = unsafeDowncast(node, to: Node.self)
-            return SnapshotDrawing<Node>(parameters: node.drawParameters(), nodeType: type(of: node))
+            return snapshotType.init(parameters: node.drawParameters(), nodeType: type(of: node))
         }
     }
 }
@@ -89,8 +93,10 @@ class CapturedDrawing: @unchecked Sendable {
 
     /// A transparent context of `size` at `scale` that `paint` draws into, as a bitmap; nil when
     /// the size has no pixels or the display was cancelled.
-    static func display(size: CGSize, scale: CGFloat, isCancelled: @Sendable () -> Bool,
-                        paint: (GraphicsContext) -> Void) -> Bitmap? {
+    static func display(
+        size: CGSize, scale: CGFloat, isCancelled: @Sendable () -> Bool,
+        paint: (GraphicsContext) -> Void
+    ) -> Bitmap? {
         let width = Int((size.width * scale).rounded(.up))
         let height = Int((size.height * scale).rounded(.up))
         guard width > 0, height > 0, !isCancelled() else { return nil }
@@ -106,7 +112,7 @@ final class SnapshotDrawing<Node: ContentDrawing>: CapturedDrawing, @unchecked S
     let parameters: Node.DrawParameters
     let nodeType: Node.Type
 
-    init(parameters: Node.DrawParameters, nodeType: Node.Type) {
+    required init(parameters: Node.DrawParameters, nodeType: Node.Type) {
         self.parameters = parameters
         self.nodeType = nodeType
     }

@@ -135,7 +135,7 @@ extension DisplayNode {
         }
         if layer.contents == nil { showPlaceholderIfNeeded() }
         let size = bounds.size
-        let nodeName = String(describing: type(of: self))
+        let nodeType = type(of: self)  // named in a trace only: describing a type is slow
         willDisplay()
         if rasterizesSubtree { forEachDescendant { $0.willDisplay() } }
         let isStale: @Sendable () -> Bool = { [weak self] in
@@ -144,7 +144,7 @@ extension DisplayNode {
         }
         let label = Tracer.shared.isRecording ? traceLabel : nil
         if !displaysAsynchronously {
-            let bitmap = Tracer.shared.measure("draw \(label ?? nodeName)", category: "display") {
+            let bitmap = Tracer.shared.measure("draw \(label ?? String(describing: nodeType))", category: "display") {
                 drawing.display(size: size, scale: scale, isCancelled: isStale)
             }
             land(bitmap, on: layer)
@@ -157,7 +157,7 @@ extension DisplayNode {
             { isCancelled in
                 let cancelled: @Sendable () -> Bool = { isCancelled() || isStale() }
                 return DisplayScheduler.shared.runDisplay(isCancelled: cancelled) {
-                    Tracer.shared.measure("draw \(label ?? nodeName)", category: "display") {
+                    Tracer.shared.measure("draw \(label ?? String(describing: nodeType))", category: "display") {
                         drawing.display(size: size, scale: scale, isCancelled: cancelled)
                     }
                 }
