@@ -100,7 +100,7 @@ setup:
 	@command -v $(SWIFT) >/dev/null || { echo "setup: Swift 6 is needed (swift.org/install)" >&2; exit 1; }
 
 build:
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release --product rainforest
 
 run: build
 	$(BIN) $(ARGS)

@@ -7,6 +7,7 @@ let package = Package(
         .executable(name: "rainforest", targets: ["Rainforest"]),
         .library(name: "Canopy", targets: ["Canopy"]),
         .library(name: "CanopySDL", targets: ["CanopySDL"]),
+        .library(name: "CanopyMemory", targets: ["CanopyMemory"]),
         .library(name: "CanopyGraphics", targets: ["CanopyGraphics"]),
     ],
     dependencies: [

@@ -47,4 +47,37 @@ final class SlowDrawTests: XCTestCase {
         release.signal()
         XCTAssertEqual(finished.wait(timeout: HangGuard.deadline), .success)
     }
+
+    func testSwitchingTheModeOffReleasesTheDisplaysWaitingForTheirTurn() {
+        let slowDraw = SlowDraw(delay: 0.01)
+        let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0), second = DispatchSemaphore(value: 0)
+        // The first display holds the turn (its drawing waits for `release`).
+        Thread {
+            _ = slowDraw.run(isCancelled: { false }) { () -> Int? in
+                holding.signal()
+                _ = release.wait(timeout: HangGuard.deadline)
+                return 1
+            }
+            finished.signal()
+        }.start()
+        XCTAssertEqual(holding.wait(timeout: HangGuard.deadline), .success)
+        // The second waits for the turn until the mode goes off, then draws at once.
+        let polls = Atomic<Int>(0)
+        let result = Mutex<Int?>(nil)
+        Thread {
+            let value = slowDraw.run(isCancelled: {
+                polls.add(1, ordering: .releasing)
+                return false
+            }) { () -> Int? in 2 }
+            result.withLock { $0 = value }
+            second.signal()
+        }.start()
+        XCTAssertTrue(HangGuard.wait(until: { polls.load(ordering: .acquiring) > 1 }), "the second display never waited")
+        slowDraw.isOn = false
+        XCTAssertEqual(second.wait(timeout: HangGuard.deadline), .success, "switched off, it stops waiting for the turn")
+        XCTAssertEqual(result.withLock { $0 }, 2)
+        release.signal()
+        XCTAssertEqual(finished.wait(timeout: HangGuard.deadline), .success)
+    }
 }

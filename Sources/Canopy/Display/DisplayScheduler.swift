@@ -112,7 +112,7 @@ public final class DisplayScheduler: Sendable {
     package var animator: LayerAnimator? { state.withLock { $0.animator } }
 
     /// The budget of main-thread layer releases per turn, in seconds.
-    public static let releaseBudget: TimeInterval = 0.001
+    package static let releaseBudget: TimeInterval = 0.001
 
     /// Hands a layer whose node is gone to the main thread, which lets it go within a small
     /// budget per turn (Texture's main-thread deallocation). Any thread. Without an installed
@@ -132,10 +132,18 @@ public final class DisplayScheduler: Sendable {
         queue.enqueue(layer)
     }
 
-    /// Binds the scheduler to `runLoop` (main thread): displays run in its `beforeCommit` phase, and
-    /// their transactions commit with `group` (one made for the loop if not given).
+    /// Binds the scheduler to the app's main loop (main thread), for displays drawn at `scale`
+    /// pixels per point: displays run in the loop's `beforeCommit` phase and their transactions
+    /// commit together at the end of a turn. An app calls it once it has its window's loop.
     @MainActor
-    package func install(on runLoop: FrameLoop, group: TransactionGroup? = nil, scale: CGFloat = 1) {
+    public func install(on runLoop: FrameLoop, scale: CGFloat = 1) {
+        install(on: runLoop, group: nil, scale: scale)
+    }
+
+    /// `install(on:scale:)` with the transaction group displays commit with (one made for the loop
+    /// if nil): tests give their own.
+    @MainActor
+    package func install(on runLoop: FrameLoop, group: TransactionGroup?, scale: CGFloat = 1) {
         uninstall()
         let ownsGroup = group == nil
         let group = group ?? TransactionGroup(runLoop: runLoop)
@@ -196,7 +204,7 @@ public final class DisplayScheduler: Sendable {
 
     /// Displays the waiting nodes that are loaded (main thread; the observer calls it).
     @MainActor
-    public func displayWaiting() {
+    package func displayWaiting() {
         // Not installed: the requests wait for `install`.
         guard
             let (waiting, group, scale) = state.withLock({ state -> ([Weak], TransactionGroup, CGFloat)? in

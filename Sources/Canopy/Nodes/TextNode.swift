@@ -364,6 +364,17 @@ open class TextNode: DisplayNode, ContentDrawing, @unchecked Sendable {
         }
     }
 
+    /// The text drawn into a context of the bounds (`ContentDrawing`'s way), declared here so
+    /// that a subclass can make its bitmap otherwise. Worker thread.
+    open class func display(
+        _ p: Parameters, size: CGSize, scale: CGFloat,
+        isCancelled: @Sendable () -> Bool
+    ) -> Bitmap? {
+        CapturedDrawing.display(size: size, scale: scale, isCancelled: isCancelled) { context in
+            draw(p, in: context, isCancelled: isCancelled)
+        }
+    }
+
     /// Draws the text's layout at the top left of the bounds, inset by the shadow padding.
     /// Worker thread (or the main thread for a node that does not display asynchronously).
     open class func draw(
