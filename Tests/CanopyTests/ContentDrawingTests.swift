@@ -27,12 +27,23 @@ private final class GreenImageNode: ImageNode, @unchecked Sendable {
 /// A plain text node's subclass, drawing as a text node does.
 private final class PlainTextSubclass: TextNode, @unchecked Sendable {}
 
-/// Counts the displays that went through it.
+/// Counts the displays that went through it whose bitmap has a given size (other tests' nodes
+/// may still be waiting to display when it is installed).
 private final class CountingHook: DisplayDrawHook {
+    let width: Int, height: Int
     let calls = Atomic<Int>(0)
+
+    init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
     func run<T>(isCancelled: @Sendable () -> Bool, _ draw: () -> T?) -> T? {
-        calls.add(1, ordering: .relaxed)
-        return draw()
+        let result = draw()
+        if let bitmap = result as? Bitmap, bitmap.width == width, bitmap.height == height {
+            calls.add(1, ordering: .relaxed)
+        }
+        return result
     }
 }
 
@@ -94,7 +105,7 @@ final class ContentDrawingTests: XCTestCase {
     func testARealDisplayGoesThroughTheDrawHook() {
         MainActor.assumeIsolated {
             let (loop, _) = TestLoop.make()
-            let hook = CountingHook()
+            let hook = CountingHook(width: 6, height: 6)
             DisplayScheduler.shared.drawHook = hook
             let node = GreenImageNode()
             node.frame = CGRect(x: 0, y: 0, width: 6, height: 6)

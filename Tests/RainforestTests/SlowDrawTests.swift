@@ -7,10 +7,13 @@ import XCTest
 /// The slow-draw mode's hook: displays one at a time, each delayed, a waiting one giving up when
 /// cancelled.
 final class SlowDrawTests: XCTestCase {
-    func testASlowDrawWaitingForItsTurnStopsWhenCancelled() {
-        let slowDraw = SlowDraw(delay: 0.01)
-        let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
-        // The first display holds the turn (its drawing waits for `release`).
+    /// Starts a display that takes the turn and holds it until `release` is signalled; `finished`
+    /// is signalled when it has returned. Returns once it holds the turn.
+    private static func holdTheTurn(
+        _ slowDraw: SlowDraw, file: StaticString = #filePath, line: UInt = #line
+    ) -> (release: DispatchSemaphore, finished: DispatchSemaphore) {
+        let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
         Thread {
             _ = slowDraw.run(isCancelled: { false }) { () -> Int? in
                 holding.signal()
@@ -19,7 +22,14 @@ final class SlowDrawTests: XCTestCase {
             }
             finished.signal()
         }.start()
-        XCTAssertEqual(holding.wait(timeout: HangGuard.deadline), .success)
+        XCTAssertEqual(
+            holding.wait(timeout: HangGuard.deadline), .success, "the first display never drew", file: file, line: line)
+        return (release, finished)
+    }
+
+    func testASlowDrawWaitingForItsTurnStopsWhenCancelled() {
+        let slowDraw = SlowDraw(delay: 0.01)
+        let (release, finished) = Self.holdTheTurn(slowDraw)
         // The second waits for the turn; cancelled, it gives up without it. It is cancelled only
         // once it has polled its cancellation and found none (a poll counts after it reads), so a
         // slow start of its thread cannot make it give up before it waits.
@@ -50,18 +60,8 @@ final class SlowDrawTests: XCTestCase {
 
     func testSwitchingTheModeOffReleasesTheDisplaysWaitingForTheirTurn() {
         let slowDraw = SlowDraw(delay: 0.01)
-        let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
-        let finished = DispatchSemaphore(value: 0), second = DispatchSemaphore(value: 0)
-        // The first display holds the turn (its drawing waits for `release`).
-        Thread {
-            _ = slowDraw.run(isCancelled: { false }) { () -> Int? in
-                holding.signal()
-                _ = release.wait(timeout: HangGuard.deadline)
-                return 1
-            }
-            finished.signal()
-        }.start()
-        XCTAssertEqual(holding.wait(timeout: HangGuard.deadline), .success)
+        let (release, finished) = Self.holdTheTurn(slowDraw)
+        let second = DispatchSemaphore(value: 0)
         // The second waits for the turn until the mode goes off, then draws at once.
         let polls = Atomic<Int>(0)
         let result = Mutex<Int?>(nil)

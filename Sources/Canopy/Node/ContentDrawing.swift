@@ -49,6 +49,15 @@ extension ContentDrawing {
         _ parameters: DrawParameters, size: CGSize, scale: CGFloat,
         isCancelled: @Sendable () -> Bool
     ) -> Bitmap? {
+        displayByDrawing(parameters, size: size, scale: scale, isCancelled: isCancelled)
+    }
+
+    /// The default display: a transparent context of the bounds at `scale`, painted by `draw`;
+    /// for a class that declares `display` itself to call.
+    static func displayByDrawing(
+        _ parameters: DrawParameters, size: CGSize, scale: CGFloat,
+        isCancelled: @Sendable () -> Bool
+    ) -> Bitmap? {
         CapturedDrawing.display(size: size, scale: scale, isCancelled: isCancelled) { context in
             draw(parameters, in: context, isCancelled: isCancelled)
         }

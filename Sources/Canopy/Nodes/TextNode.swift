@@ -370,9 +370,7 @@ open class TextNode: DisplayNode, ContentDrawing, @unchecked Sendable {
         _ p: Parameters, size: CGSize, scale: CGFloat,
         isCancelled: @Sendable () -> Bool
     ) -> Bitmap? {
-        CapturedDrawing.display(size: size, scale: scale, isCancelled: isCancelled) { context in
-            draw(p, in: context, isCancelled: isCancelled)
-        }
+        displayByDrawing(p, size: size, scale: scale, isCancelled: isCancelled)
     }
 
     /// Draws the text's layout at the top left of the bounds, inset by the shadow padding.
