@@ -155,7 +155,7 @@ extension BenchCommand {
         last = scrollStart
         var work: [Double] = []
         var intervals: [Double] = []
-        var dropped = 0
+        var late = 0, lateRun = 0, lateRunMax = 0, overruns = 0
         var cardFrames = 0, placeholderFrames = 0
         var stopped: Double = 0, stops = 0
         func scrolling() -> Bool {
@@ -183,7 +183,14 @@ extension BenchCommand {
             if let sample = app.runLoop.statistics.recent(1).first {
                 work.append(sample.workMs)
                 if let interval = sample.intervalMs { intervals.append(interval) }
-                if sample.dropped { dropped += 1 }
+                if sample.overran { overruns += 1 }
+                if sample.isLate {
+                    late += 1
+                    lateRun += 1
+                    lateRunMax = max(lateRunMax, lateRun)
+                } else {
+                    lateRun = 0
+                }
             }
             let coverage = collection.visibleCoverage
             cardFrames += coverage.visible
@@ -212,8 +219,8 @@ extension BenchCommand {
         }
         return BenchRun(
             mode: mode.rawValue, speed: speed, cards: viewer.source.totalCount ?? viewer.itemCount, durationS: elapsed,
-            frames: work.count, droppedFrames: dropped, fps: Double(work.count) / elapsed,
-            mainMs: BenchRun.summarise(work), intervalMs: BenchRun.summarise(intervals),
+            frames: work.count, droppedFrames: late, lateRunMax: lateRunMax, fps: Double(work.count) / elapsed,
+            mainMs: BenchRun.summarise(work), mainOverruns: overruns, intervalMs: BenchRun.summarise(intervals),
             rssMbPeak: ProcessMemory.peakResidentMB(),
             placeholderExposure: cardFrames == 0 ? 0 : Double(placeholderFrames) / Double(cardFrames),
             rasters: .init(completed: completed, cancelled: cancelled),

@@ -15,10 +15,20 @@ struct BenchRun: Codable, Sendable, Equatable {
     var speed: Double
     var cards: Int
     var durationS: Double
+    /// Frames presented.
     var frames: Int
+    /// Frames presented late: more than 1.5 refresh periods after the previous present (the
+    /// frames a user sees as dropped).
     var droppedFrames: Int
+    /// The most late frames in a row.
+    var lateRunMax: Int
+    /// Frames presented per second.
     var fps: Double
+    /// The main thread's work per frame, before the present.
     var mainMs: Percentiles
+    /// Frames whose main-thread work alone overran the refresh period.
+    var mainOverruns: Int
+    /// The time between presents: what the user sees.
     var intervalMs: Percentiles
     var rssMbPeak: Double
     /// The fraction of visible card-frames of the scroll that were not on screen whole (no cell
@@ -46,7 +56,9 @@ struct BenchRun: Codable, Sendable, Equatable {
         case loadedCards = "loaded_cards"
         case durationS = "duration_s"
         case droppedFrames = "dropped_frames"
+        case lateRunMax = "late_run_max"
         case mainMs = "main_ms"
+        case mainOverruns = "main_overruns"
         case intervalMs = "interval_ms"
         case rssMbPeak = "rss_mb_peak"
     }
@@ -142,7 +154,7 @@ struct BenchReport: Codable, Sendable {
                     unit: " ms"),
             ]
         }
-        return "main-thread mode over async mode:\n" + Self.format([["speed", "dropped frames", "main_ms p99"]] + rows)
+        return "main-thread mode over async mode:\n" + Self.format([["speed", "late frames", "main_ms p99"]] + rows)
     }
 
     enum CodingKeys: String, CodingKey {
@@ -153,14 +165,16 @@ struct BenchReport: Codable, Sendable {
     /// The table printed after a run: one row per run, columns right-aligned.
     var table: String {
         let header = [
-            "mode", "speed", "fps", "dropped", "p50 ms", "p99 ms", "max ms", "placeholders",
-            "rasters", "cancelled", "textures MB", "rss MB", "first screen ms",
+            "mode", "speed", "fps", "late", "late run", "frame p50", "p90", "p99", "max", "main p50", "p99",
+            "overruns", "placeholders", "rasters", "cancelled", "textures MB", "rss MB", "first screen ms",
         ]
         let rows = (runs ?? []).map { r in
             [
                 r.mode == "sync" ? "main-thread" : r.mode, String(format: "%.0f", r.speed), String(format: "%.1f", r.fps),
-                "\(r.droppedFrames)", String(format: "%.2f", r.mainMs.p50),
-                String(format: "%.2f", r.mainMs.p99), String(format: "%.2f", r.mainMs.max),
+                "\(r.droppedFrames)", "\(r.lateRunMax)", String(format: "%.1f", r.intervalMs.p50),
+                String(format: "%.1f", r.intervalMs.p90), String(format: "%.1f", r.intervalMs.p99),
+                String(format: "%.1f", r.intervalMs.max), String(format: "%.2f", r.mainMs.p50),
+                String(format: "%.2f", r.mainMs.p99), "\(r.mainOverruns)",
                 String(format: "%.4f", r.placeholderExposure), "\(r.rasters.completed)", "\(r.rasters.cancelled)",
                 String(format: "%.1f", r.textureMbPeak), String(format: "%.1f", r.rssMbPeak),
                 r.firstScreenMs.map { String(format: "%.0f", $0) } ?? "-",

@@ -4,7 +4,7 @@ import CanopySDL
 import Foundation
 
 /// Drives a headless viewer as a restless user would, one random action at a time, each spread
-/// over the frames it takes (paced at 60 Hz), counting frames and dropped frames.
+/// over the frames it takes (paced at 60 Hz), counting frames and dropped frames (presented late).
 @MainActor
 struct SoakDriver {
     /// What one action does.
@@ -218,7 +218,7 @@ struct SoakDriver {
                 driver.app.runTurn()
                 driver.stamp()
                 frames += 1
-                if driver.app.runLoop.statistics.recent(1).first?.dropped == true { dropped += 1 }
+                if driver.app.runLoop.statistics.recent(1).first?.isLate == true { dropped += 1 }
                 driver.app.runLoop.setNeedsFrame()
                 driver.app.runLoop.waitForNextFrame()
             }

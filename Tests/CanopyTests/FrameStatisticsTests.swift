@@ -25,6 +25,21 @@ final class FrameStatisticsTests: XCTestCase {
         for i in 0..<30 { stats.record(start: Double(i) / 60, workMs: 2, intervalMs: i == 0 ? nil : 1000.0 / 60) }
         stats.record(start: 0.9, workMs: 2, intervalMs: nil)
         XCTAssertEqual(stats.framesPerSecond(now: 0.95)!, 60, accuracy: 0.01)
-        XCTAssertEqual(stats.totalDropped, 0)
+        XCTAssertEqual(stats.totalLate, 0)
+        XCTAssertEqual(stats.totalOverruns, 0)
+    }
+
+    func testAPresentMoreThanOneAndAHalfPeriodsAfterThePreviousIsLate() {
+        var stats = FrameStatistics(budgetMs: 10)
+        let intervals: [Double?] = [nil, 10, 15, 15.1, 30, 12, 16, 40, nil, 10]
+        for (i, interval) in intervals.enumerated() {
+            stats.record(start: Double(i), workMs: i == 5 ? 11 : 2, intervalMs: interval)
+        }
+        XCTAssertEqual(stats.recent(10).map(\.isLate), [false, false, false, true, true, false, true, true, false, false])
+        XCTAssertEqual(stats.totalLate, 4)
+        XCTAssertEqual(stats.longestLateRun, 2, "15.1 and 30 in a row, then 16 and 40")
+        XCTAssertEqual(stats.recent(10).map(\.overran), (0..<10).map { $0 == 5 }, "the main thread's own overrun")
+        XCTAssertEqual(stats.totalOverruns, 1)
+        XCTAssertEqual(stats.intervalPercentile(50, last: 10), 15)
     }
 }

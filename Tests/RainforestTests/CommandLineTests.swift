@@ -166,7 +166,7 @@ final class CommandLineTests: XCTestCase {
                 "--size", "800x600",
             ] + Self.patience)
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
-        XCTAssertTrue(outcome.stdout.contains("dropped"), outcome.stdout)
+        XCTAssertTrue(outcome.stdout.contains("late") && outcome.stdout.contains("overruns"), outcome.stdout)
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
         let runs = try XCTUnwrap(object?["runs"] as? [[String: Any]])
         XCTAssertEqual(runs.count, 2)
@@ -178,7 +178,14 @@ final class CommandLineTests: XCTestCase {
             let frames = run["frames"] as? Int ?? 0, seconds = run["duration_s"] as? Double ?? 0
             XCTAssertGreaterThan(frames, 0)
             XCTAssertGreaterThanOrEqual(seconds, 1)
-            XCTAssertNotNil(run["dropped_frames"] as? Int)
+            // Late presents, their longest run (no more than the late ones), and the main
+            // thread's own overruns (no more than the frames).
+            let late = try XCTUnwrap(run["dropped_frames"] as? Int)
+            let lateRun = try XCTUnwrap(run["late_run_max"] as? Int)
+            XCTAssert(lateRun <= late && late <= frames, "late \(late), longest run \(lateRun), frames \(frames)")
+            XCTAssert((0...frames).contains(try XCTUnwrap(run["main_overruns"] as? Int)))
+            let interval = try XCTUnwrap(run["interval_ms"] as? [String: Double])
+            XCTAssert(interval["p50"]! <= interval["p99"]! && interval["p99"]! <= interval["max"]!, "\(interval)")
             XCTAssertEqual(run["fps"] as? Double ?? 0, Double(frames) / seconds, accuracy: 0.01)
             XCTAssertGreaterThan(run["rss_mb_peak"] as? Double ?? 0, 1)
             // The collection's figures: the first screen came, cards were drawn into textures.

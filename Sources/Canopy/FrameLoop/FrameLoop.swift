@@ -98,6 +98,8 @@ public final class FrameLoop {
     private let frameDeadline = Mutex<TimeInterval?>(nil)
     private var turnNumber = 0
     private var lastTurnStart: TimeInterval?
+    /// When the last turn's present returned: what the next frame's interval is measured from.
+    private var lastPresent: TimeInterval?
     private var nextTick: TimeInterval?
     private var stopRequested = false
 
@@ -199,11 +201,15 @@ public final class FrameLoop {
         runObservers(.beforePresent, turn)
         let workMs = (MonotonicClock.now() - start) * 1000
         present()
+        let presented = MonotonicClock.now()
         tracer.end(traced)
 
-        let interval: Double? = (wasIdle || lastTurnStart == nil) ? nil : delta * 1000
+        // The interval the user saw: present to present (with vsync the present waits for the
+        // display; paced, the loop waited for its tick before the turn).
+        let interval = wasIdle ? nil : lastPresent.map { (presented - $0) * 1000 }
         statistics.record(start: start, workMs: workMs, intervalMs: interval)
         lastTurnStart = start
+        lastPresent = presented
         wasIdle = false
     }
 

@@ -2,20 +2,22 @@ import Canopy
 import CanopyGraphics
 import Foundation
 
-/// The FPS overlay: frames per second over the last second, a graph of the last 120 frames'
-/// main-thread work against the frame budget (green under, red over), main-thread p50 and p99,
-/// dropped frames, texture memory, and the modes the app reports.
+/// The FPS overlay, counting frames as the user sees them: frames presented per second over the
+/// last second; a graph of the last 120 frames, each bar the interval from the previous present
+/// (grey, red when late) with the main thread's part of it inside (green, orange when it alone
+/// overran the refresh period); the intervals' p50 and p99, late frames and their longest run;
+/// the main thread's p50, p99 and overruns; texture memory, and the modes the app reports.
 @MainActor
 struct FPSOverlay {
     static let graphFrames = 120
     static let barWidth: CGFloat = 2
     static let graphHeight: CGFloat = 56
     static let padding: CGFloat = 10
-    /// The graph's top stands for twice the budget.
+    /// The graph's top stands for twice the refresh period.
     static let graphRangeInBudgets: Double = 2
 
     /// The figures, refreshed a few times a second so they can be read.
-    private var shown: (fps: String, timing: String)?
+    private var shown: (fps: String, timing: [String])?
     private var lastRefresh: TimeInterval = -.infinity
 
     mutating func draw(
@@ -25,16 +27,20 @@ struct FPSOverlay {
         if now - lastRefresh >= 0.25 || shown == nil {
             lastRefresh = now
             let fps = statistics.framesPerSecond(now: now).map { String(format: "%.0f fps", $0) } ?? "– fps"
-            let p50 = statistics.workPercentile(50) ?? 0
-            let p99 = statistics.workPercentile(99) ?? 0
-            let timing = String(format: "main p50 %.1f ms · p99 %.1f ms · dropped %d", p50, p99, statistics.totalDropped)
-            shown = (fps, timing)
+            let frames = String(
+                format: "frame p50 %.1f ms · p99 %.1f ms · late %d (longest run %d)",
+                statistics.intervalPercentile(50) ?? 0, statistics.intervalPercentile(99) ?? 0, statistics.totalLate,
+                statistics.longestLateRun)
+            let main = String(
+                format: "main p50 %.1f ms · p99 %.1f ms · overruns %d", statistics.workPercentile(50) ?? 0,
+                statistics.workPercentile(99) ?? 0, statistics.totalOverruns)
+            shown = (fps, [frames, main])
         }
         let scale = compositor.scale
         let width = CGFloat(Self.graphFrames) * Self.barWidth + 2 * Self.padding
         let titleFont = font.withSize(20)
         let smallFont = font.withSize(12)
-        let lines = [shown!.timing] + extraLines
+        let lines = shown!.timing + extraLines
         let lineHeight: CGFloat = 16
         let height = Self.padding * 2 + 26 + Self.graphHeight + 6 + CGFloat(lines.count) * lineHeight
         let panel = CGRect(x: origin.x, y: origin.y, width: width, height: height)
@@ -64,13 +70,20 @@ struct FPSOverlay {
         let frames = statistics.recent(Self.graphFrames)
         let firstX = graph.maxX - CGFloat(frames.count) * Self.barWidth
         let green = Color(red: 0.30, green: 0.85, blue: 0.40)
+        let orange = Color(red: 0.98, green: 0.60, blue: 0.15)
+        let grey = Color(white: 0.55)
         let red = Color(red: 0.95, green: 0.25, blue: 0.20)
+        func barHeight(_ ms: Double) -> CGFloat { max(1, CGFloat(min(1, ms / range)) * graph.height) }
         for (i, frame) in frames.enumerated() {
-            let h = CGFloat(min(1, frame.workMs / range)) * graph.height
-            let bar = CGRect(
-                x: firstX + CGFloat(i) * Self.barWidth, y: graph.maxY - max(1, h),
-                width: Self.barWidth, height: max(1, h))
-            compositor.fill(bar, color: frame.dropped ? red : green)
+            let x = firstX + CGFloat(i) * Self.barWidth
+            if let interval = frame.intervalMs {
+                let h = barHeight(interval)
+                compositor.fill(
+                    CGRect(x: x, y: graph.maxY - h, width: Self.barWidth, height: h), color: frame.isLate ? red : grey)
+            }
+            let h = barHeight(frame.workMs)
+            compositor.fill(
+                CGRect(x: x, y: graph.maxY - h, width: Self.barWidth, height: h), color: frame.overran ? orange : green)
         }
         let budgetY = graph.maxY - CGFloat(1 / Self.graphRangeInBudgets) * graph.height
         compositor.fill(CGRect(x: graph.minX, y: budgetY, width: graph.width, height: 1), color: Color(white: 1, alpha: 0.7))
