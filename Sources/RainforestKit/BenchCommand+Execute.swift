@@ -92,7 +92,7 @@ extension BenchCommand {
         let comparison = BenchReport.compare(runs)
         report.comparison = comparison.isEmpty ? nil : comparison
         print(
-            "bench: scrolling \(content.summary) (pages of \(options.pageSize)), \(size) pt, \(duration) s per run, \(report.environment.renderer ?? "?") renderer (\(report.environment.videoDriver ?? "?")), paced at 60 Hz, a new window per run"
+            "bench: scrolling \(content.summary) (pages of \(options.pageSize)), \(size) pt, \(duration) s per run, \(report.environment.renderer ?? "?") renderer (\(report.environment.videoDriver ?? "?")), \(String(format: "%g", rendering.scale))x, paced at \(String(format: "%g", rendering.refresh)) Hz, a new window per run"
         )
         print(report.table)
         if !report.comparisonText.isEmpty { print(report.comparisonText) }
@@ -109,7 +109,7 @@ extension BenchCommand {
         ProcessMemory.resetPeak()
         let rastersBefore = DisplayScheduler.shared.rasterStatistics
         let start = MonotonicClock.now()
-        let session = try Session(collection: options, headless: true, content: content)
+        let session = try Session(collection: options, headless: true, rendering: rendering, content: content)
         defer { session.app.close() }
         let app = session.app, viewer = session.viewer
         viewer.mode.mainThread = mode == .sync
@@ -118,6 +118,8 @@ extension BenchCommand {
         report.environment.renderer = app.rendererName
         report.environment.videoDriver = app.videoDriver
         report.environment.size = (options.size ?? Session.defaultSize).description
+        report.environment.scale = Double(app.scale)
+        report.environment.refreshHz = app.runLoop.pacing.refreshRate
 
         // The first screen.
         viewer.scriptedOffset = { _ in 0 }

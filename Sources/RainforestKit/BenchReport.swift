@@ -76,9 +76,14 @@ struct BenchReport: Codable, Sendable {
         var renderer: String?
         var videoDriver: String?
         var size: String?
+        /// Pixels per point and frames per second of the scrolling runs' window (`--scale`,
+        /// `--refresh`).
+        var scale: Double?
+        var refreshHz: Double?
         var cores: Int
         enum CodingKeys: String, CodingKey {
-            case renderer, size, cores
+            case renderer, size, cores, scale
+            case refreshHz = "refresh_hz"
             case videoDriver = "video_driver"
         }
     }

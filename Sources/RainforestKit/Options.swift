@@ -95,3 +95,20 @@ struct CollectionOptions: ParsableArguments {
         }
     }
 }
+
+/// What the headless commands (screenshot, bench, soak) render at: a pixel density and a frame
+/// rate, so that a HiDPI display and a high refresh rate are measured here, not assumed.
+struct HeadlessOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Pixels per point to render at: 2 for a HiDPI display.", valueName: "S"))
+    var scale: Double = 1
+
+    @Option(help: ArgumentHelp("Frames per second to pace at: 60, 120, 144...", valueName: "HZ"))
+    var refresh: Double = 60
+
+    func validate() throws {
+        guard scale.isFinite, (1...4).contains(scale) else { throw ValidationError("--scale must be from 1 to 4") }
+        guard refresh.isFinite, (1...500).contains(refresh) else {
+            throw ValidationError("--refresh must be from 1 to 500 frames per second")
+        }
+    }
+}

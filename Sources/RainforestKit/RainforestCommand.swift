@@ -38,6 +38,8 @@ struct ScreenshotCommand: ParsableCommand {
 
     @OptionGroup var collection: CollectionOptions
 
+    @OptionGroup var rendering: HeadlessOptions
+
     @Option(parsing: .unconditional, help: ArgumentHelp("Scroll down this many points first.", valueName: "PT"))
     var scroll: Double = 0
 
@@ -102,6 +104,8 @@ struct BenchCommand: ParsableCommand {
     var mode: Mode = .async
 
     @OptionGroup var collection: CollectionOptions
+
+    @OptionGroup var rendering: HeadlessOptions
 
     @Option(
         parsing: .unconditional,

@@ -5,7 +5,7 @@ import Foundation
 extension ScreenshotCommand {
     @MainActor
     func execute() throws {
-        let session = try Session(collection: collection, headless: true)
+        let session = try Session(collection: collection, headless: true, rendering: rendering)
         defer { session.app.close() }
         let app = session.app, viewer = session.viewer
         session.show(overlays)

@@ -72,8 +72,10 @@ struct Session {
 
     /// `favourites`: where hearts are remembered across runs (the `run` command's; nil keeps them
     /// for this session only).
+    /// `rendering`: the pixel scale and frame rate of a headless session (nil: 1x at 60 Hz, or
+    /// the display's own in a window).
     init(
-        collection: CollectionOptions, headless: Bool, title: String = "Rainforest",
+        collection: CollectionOptions, headless: Bool, rendering: HeadlessOptions? = nil, title: String = "Rainforest",
         content preloaded: Content? = nil, favourites: FavouritesStore? = nil
     ) throws(UserFacingError) {
         if let preloaded {
@@ -86,7 +88,8 @@ struct Session {
             app = try Application(
                 options: .init(
                     title: title, size: size.cgSize, overlayFont: Self.overlayFont,
-                    minimumSize: WindowSize.minimum.cgSize, headless: headless))
+                    minimumSize: WindowSize.minimum.cgSize, headless: headless,
+                    pixelScale: rendering.map { CGFloat($0.scale) }, refreshRate: rendering?.refresh))
         } catch {
             throw UserFacingError(message: error.message, status: 1)
         }

@@ -53,7 +53,7 @@ extension SoakCommand {
         let seed = self.seed ?? UInt64.random(in: 1...UInt64.max)
         var random = SeededRandom(seed: seed)
         Self.keepLlvmpipeOnTheDrawingThread()
-        let session = try Session(collection: options, headless: true)
+        let session = try Session(collection: options, headless: true, rendering: rendering)
         defer { session.app.close() }
         let app = session.app, viewer = session.viewer
         let renderer = Self.describeRenderer(

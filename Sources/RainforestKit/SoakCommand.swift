@@ -22,6 +22,8 @@ struct SoakCommand: ParsableCommand {
 
     @OptionGroup var collection: CollectionOptions
 
+    @OptionGroup var rendering: HeadlessOptions
+
     @Option(
         help: ArgumentHelp(
             "Seconds without a frame that count as a hang (status 3); also the longest wait for the cards to settle at the end of a minute (30 at least).",

@@ -296,6 +296,22 @@ final class CommandLineTests: XCTestCase {
         try assertFails(["bench", "--settle-every", "0"], mentioning: ["--settle-every"])
         try assertFails(["bench", "--min-displays", "-3"], mentioning: ["--min-displays"])
         try assertFails(["soak", "--timeout", "0"], mentioning: ["--timeout"])
+        try assertFails(["screenshot", "--output", "x.png", "--scale", "0"], mentioning: ["--scale"])
+        try assertFails(["bench", "--scale", "9"], mentioning: ["--scale"])
+        try assertFails(["bench", "--refresh", "0"], mentioning: ["--refresh"])
+        try assertFails(["soak", "--refresh", "-60"], mentioning: ["--refresh"])
+    }
+
+    func testAScreenshotAtTwiceThePixelsPerPointHasTwiceThePixelsAndTheSameLayout() throws {
+        let at1x = try screenshot(["--size", "400x300", "--cards", "2"])
+        let at2x = try screenshot(["--size", "400x300", "--cards", "2", "--scale", "2"])
+        XCTAssertEqual([at1x.width, at1x.height], [400, 300])
+        XCTAssertEqual([at2x.width, at2x.height], [800, 600])
+        // The same layout in points: the card's left edge (background left of it, card right of
+        // it) at the same place, in twice the pixels.
+        let edge = try XCTUnwrap((0..<at1x.width).first { !isBackground(at1x, $0, 150) }, "no card at 1x")
+        XCTAssertTrue(isBackground(at2x, 2 * edge - 2, 300), "background left of the card at 2x")
+        XCTAssertFalse(isBackground(at2x, 2 * edge + 2, 300), "the card at 2x")
     }
 
     func testOutputFoldersAreCheckedBeforeAnyWork() throws {

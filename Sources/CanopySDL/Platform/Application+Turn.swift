@@ -103,8 +103,13 @@ extension Application {
         var w: Int32 = 0, h: Int32 = 0, pw: Int32 = 0, ph: Int32 = 0
         SDL_GetWindowSize(window, &w, &h)
         SDL_GetRendererOutputSize(renderer, &pw, &ph)
-        size = CGSize(width: CGFloat(w), height: CGFloat(h))
-        scale = w > 0 ? max(1, CGFloat(pw) / CGFloat(w)) : 1
+        if let forced = forcedScale {
+            size = CGSize(width: CGFloat(pw) / forced, height: CGFloat(ph) / forced)
+            scale = forced
+        } else {
+            size = CGSize(width: CGFloat(w), height: CGFloat(h))
+            scale = w > 0 ? max(1, CGFloat(pw) / CGFloat(w)) : 1
+        }
         compositor.scale = scale
     }
 }

@@ -30,12 +30,27 @@ public final class Application {
         public var fonts: FontRegistry
         /// An SDL render driver to use ("software", "opengl", ...); nil picks the best.
         public var renderDriver: String?
+        /// Headless only: the pixels per point to render at, as on a high-density display (2 for
+        /// most HiDPI screens); nil, or a window, takes the display's own.
+        public var pixelScale: CGFloat?
+        /// Without vsync (headless): the rate the frame loop paces at, in frames per second;
+        /// nil is 60. With vsync the display's own rate paces it.
+        public var refreshRate: Double?
+
+        /// `pixelScale` when it applies: headless, finite and positive.
+        var forcedScale: CGFloat? {
+            guard headless, let scale = pixelScale, scale.isFinite, scale > 0 else { return nil }
+            return scale
+        }
 
         public init(
             title: String, size: CGSize, overlayFont: Font, minimumSize: CGSize? = nil,
-            headless: Bool = false, fonts: FontRegistry = .shared, renderDriver: String? = nil
+            headless: Bool = false, fonts: FontRegistry = .shared, renderDriver: String? = nil,
+            pixelScale: CGFloat? = nil, refreshRate: Double? = nil
         ) {
             self.renderDriver = renderDriver
+            self.pixelScale = pixelScale
+            self.refreshRate = refreshRate
             self.title = title
             self.size = size
             self.minimumSize = minimumSize
@@ -46,6 +61,9 @@ public final class Application {
     }
 
     public let options: Options
+    /// The pixel scale a headless window renders at (`Options.pixelScale`): its SDL window is
+    /// made in pixels and its points are those divided by the scale. Nil for a window.
+    var forcedScale: CGFloat? { options.forcedScale }
     public let runLoop: FrameLoop
     /// The root of what is drawn; it fills the window.
     public let rootLayer = Layer()
@@ -135,7 +153,8 @@ public final class Application {
         guard
             let window = SDL_CreateWindow(
                 options.title, centered, centered,
-                Int32(options.size.width), Int32(options.size.height), flags)
+                Int32(options.size.width * (options.forcedScale ?? 1)),
+                Int32(options.size.height * (options.forcedScale ?? 1)), flags)
         else {
             let reason = String(cString: SDL_GetError())
             SDL_Quit()
@@ -169,7 +188,7 @@ public final class Application {
         let refresh = SDL_GetWindowDisplayMode(window, &mode) == 0 && mode.refresh_rate > 0 ? Double(mode.refresh_rate) : 60
         waiter = SDLEventWaiter()
         runLoop = FrameLoop(
-            pacing: vsync ? .vsync(refreshRate: refresh) : .clock(rate: 60),
+            pacing: vsync ? .vsync(refreshRate: refresh) : .clock(rate: options.refreshRate ?? 60),
             waiter: waiter)
         compositor = Compositor(renderer: renderer, runLoop: runLoop)
         compositor.observeContents(of: rootLayer)
@@ -251,7 +270,8 @@ public final class Application {
     /// Resizes the window (or the headless target) to a size in points.
     public func setSize(_ newSize: CGSize) {
         guard let window else { return }
-        SDL_SetWindowSize(window, Int32(newSize.width), Int32(newSize.height))
+        let pixels = forcedScale ?? 1  // a headless window at a forced scale is sized in pixels
+        SDL_SetWindowSize(window, Int32(newSize.width * pixels), Int32(newSize.height * pixels))
         updateSize()
     }
 }
