@@ -157,7 +157,9 @@ extension BenchCommand {
         last = scrollStart
         var work: [Double] = []
         var intervals: [Double] = []
-        var late = 0, lateRun = 0, lateRunMax = 0, overruns = 0
+        // The scroll's own frames (not the warm-up's, nor those of the stops), counted by the same
+        // rules as the loop's.
+        var counted = FrameStatistics(budgetMs: app.runLoop.statistics.budgetMs, capacity: 1)
         var cardFrames = 0, placeholderFrames = 0
         var stopped: Double = 0, stops = 0
         func scrolling() -> Bool {
@@ -185,14 +187,7 @@ extension BenchCommand {
             if let sample = app.runLoop.statistics.recent(1).first {
                 work.append(sample.workMs)
                 if let interval = sample.intervalMs { intervals.append(interval) }
-                if sample.overran { overruns += 1 }
-                if sample.isLate {
-                    late += 1
-                    lateRun += 1
-                    lateRunMax = max(lateRunMax, lateRun)
-                } else {
-                    lateRun = 0
-                }
+                counted.record(start: sample.start, workMs: sample.workMs, intervalMs: sample.intervalMs)
             }
             let coverage = collection.visibleCoverage
             cardFrames += coverage.visible
@@ -221,8 +216,9 @@ extension BenchCommand {
         }
         return BenchRun(
             mode: mode.rawValue, speed: speed, cards: viewer.source.totalCount ?? viewer.itemCount, durationS: elapsed,
-            frames: work.count, droppedFrames: late, lateRunMax: lateRunMax, fps: Double(work.count) / elapsed,
-            mainMs: BenchRun.summarise(work), mainOverruns: overruns, intervalMs: BenchRun.summarise(intervals),
+            frames: work.count, droppedFrames: counted.totalLate, lateRunMax: counted.longestLateRun,
+            fps: Double(work.count) / elapsed,
+            mainMs: BenchRun.summarise(work), mainOverruns: counted.totalOverruns, intervalMs: BenchRun.summarise(intervals),
             rssMbPeak: ProcessMemory.peakResidentMB(),
             placeholderExposure: cardFrames == 0 ? 0 : Double(placeholderFrames) / Double(cardFrames),
             rasters: .init(completed: completed, cancelled: cancelled),

@@ -35,7 +35,7 @@ final class MemoryTrimmerTests: XCTestCase {
                         times.count += taken.count
                         times.longest = max(times.longest, taken.longest)
                     }))
-            XCTAssertGreaterThanOrEqual(times.longest, 0)
+            XCTAssertEqual(trimmer.takeTimes().count, 0, "taking the times empties them")
             // Not again for the same work.
             XCTAssertNil(trimmer.turnEnded(now: 5, activity: Self.work(3), loopWillSleep: true))
             XCTAssertEqual(trimmer.trims, 1)

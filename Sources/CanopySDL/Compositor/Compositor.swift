@@ -50,6 +50,17 @@ public final class Compositor {
     public var scratchTextureBytes: Int { scratchTextures.bytes }
 
     /// Starts a new peak from the bytes held now (a benchmark run's own peak).
+    /// Whether `renderer` can draw with `mode` (custom blend modes are optional in SDL), asked
+    /// of a 1 x 1 texture.
+    private static func renderer(_ renderer: OpaquePointer, supports mode: SDL_BlendMode) -> Bool {
+        guard
+            let probe = SDL_CreateTexture(
+                renderer, SDL_PIXELFORMAT_ABGR8888.rawValue, Int32(SDL_TEXTUREACCESS_STATIC.rawValue), 1, 1)
+        else { return false }
+        defer { SDL_DestroyTexture(probe) }
+        return SDL_SetTextureBlendMode(probe, mode) == 0
+    }
+
     public func resetTextureBytesPeak() {
         textureStore.resetTextureBytesPeak()
     }
@@ -95,28 +106,12 @@ public final class Compositor {
         premultipliedMode = SDL_ComposeCustomBlendMode(
             SDL_BLENDFACTOR_ONE, SDL_BLENDFACTOR_ONE_MINUS_SRC_ALPHA, SDL_BLENDOPERATION_ADD,
             SDL_BLENDFACTOR_ONE, SDL_BLENDFACTOR_ONE_MINUS_SRC_ALPHA, SDL_BLENDOPERATION_ADD)
-        var supported = false
-        if let probe = SDL_CreateTexture(
-            renderer, SDL_PIXELFORMAT_ABGR8888.rawValue,
-            Int32(SDL_TEXTUREACCESS_STATIC.rawValue), 1, 1)
-        {
-            supported = SDL_SetTextureBlendMode(probe, premultipliedMode) == 0
-            SDL_DestroyTexture(probe)
-        }
+        let supported = Self.renderer(renderer, supports: premultipliedMode)
         usesPremultipliedBlending = supported
         maskMode = SDL_ComposeCustomBlendMode(
             SDL_BLENDFACTOR_ZERO, SDL_BLENDFACTOR_SRC_ALPHA, SDL_BLENDOPERATION_ADD,
             SDL_BLENDFACTOR_ZERO, SDL_BLENDFACTOR_SRC_ALPHA, SDL_BLENDOPERATION_ADD)
-        var masks = false
-        if supported,
-            let probe = SDL_CreateTexture(
-                renderer, SDL_PIXELFORMAT_ABGR8888.rawValue,
-                Int32(SDL_TEXTUREACCESS_STATIC.rawValue), 1, 1)
-        {
-            masks = SDL_SetTextureBlendMode(probe, maskMode) == 0
-            SDL_DestroyTexture(probe)
-        }
-        usesMaskBlending = masks
+        usesMaskBlending = supported && Self.renderer(renderer, supports: maskMode)
         textureStore = TextureStore(
             renderer: renderer, premultipliedMode: supported ? premultipliedMode : nil,
             runLoop: runLoop, uploadOrder: uploadOrder, budget: Self.defaultUploadBudget)

@@ -103,7 +103,7 @@ extension Application {
         var w: Int32 = 0, h: Int32 = 0, pw: Int32 = 0, ph: Int32 = 0
         SDL_GetWindowSize(window, &w, &h)
         SDL_GetRendererOutputSize(renderer, &pw, &ph)
-        if let forced = forcedScale {
+        if let forced = options.forcedScale {
             size = CGSize(width: CGFloat(pw) / forced, height: CGFloat(ph) / forced)
             scale = forced
         } else {

@@ -37,7 +37,8 @@ public final class Application {
         /// nil is 60. With vsync the display's own rate paces it.
         public var refreshRate: Double?
 
-        /// `pixelScale` when it applies: headless, finite and positive.
+        /// `pixelScale` when it applies (headless, finite and positive): such a window's SDL
+        /// window is made in pixels, and its size in points is those over the scale.
         var forcedScale: CGFloat? {
             guard headless, let scale = pixelScale, scale.isFinite, scale > 0 else { return nil }
             return scale
@@ -61,9 +62,6 @@ public final class Application {
     }
 
     public let options: Options
-    /// The pixel scale a headless window renders at (`Options.pixelScale`): its SDL window is
-    /// made in pixels and its points are those divided by the scale. Nil for a window.
-    var forcedScale: CGFloat? { options.forcedScale }
     public let runLoop: FrameLoop
     /// The root of what is drawn; it fills the window.
     public let rootLayer = Layer()
@@ -270,7 +268,7 @@ public final class Application {
     /// Resizes the window (or the headless target) to a size in points.
     public func setSize(_ newSize: CGSize) {
         guard let window else { return }
-        let pixels = forcedScale ?? 1  // a headless window at a forced scale is sized in pixels
+        let pixels = options.forcedScale ?? 1  // a headless window at a forced scale is sized in pixels
         SDL_SetWindowSize(window, Int32(newSize.width * pixels), Int32(newSize.height * pixels))
         updateSize()
     }
