@@ -52,6 +52,8 @@ final class CardNode: CellNode, @unchecked Sendable {
         placeholderColor = Self.placeholderGrey
         contentsFadeDuration = Self.fadeDuration
         backgroundColor = .black
+        // The card covers its bounds: its bitmap starts black and is drawn without blending.
+        isOpaque = true
         borderColor = CardArtist.borderColor
         borderWidth = 1 / max(1, scale)  // one pixel, whatever the scale
 

@@ -1230,4 +1230,40 @@ final class GraphicsContextQualityTests: XCTestCase {
         }
         GoldenImage.assertMatches(ctx.makeBitmap(), named: "GraphicsContext-shapes-2x")
     }
+
+    // MARK: Opacity
+
+    func testAContextFilledOpaqueStaysOpaqueWhateverIsDrawnOverIt() {
+        let context = GraphicsContext(pixelWidth: 24, pixelHeight: 16, scale: 1, fill: Color(white: 0.2))
+        XCTAssertTrue(context.isOpaque)
+        context.fill(CGRect(x: 2.3, y: 1.7, width: 9.1, height: 5.2), with: Color(red: 1, green: 0, blue: 0, alpha: 0.37))
+        context.fillRoundedRect(CGRect(x: 4, y: 4, width: 15, height: 9), cornerRadius: 4, with: Color(white: 1, alpha: 0.1))
+        context.draw(
+            Bitmap(width: 5, height: 5, fill: Color(red: 0, green: 1, blue: 0, alpha: 0.01)),
+            in: CGRect(x: 10.5, y: 3.25, width: 11, height: 7))
+        let bitmap = context.makeBitmap()
+        XCTAssertTrue(bitmap.isOpaque)
+        XCTAssertTrue(bitmap.pixelsAreOpaque, "every alpha is 255, as the bitmap says")
+
+        XCTAssertFalse(GraphicsContext(pixelWidth: 4, pixelHeight: 4).isOpaque)
+        XCTAssertFalse(GraphicsContext(pixelWidth: 4, pixelHeight: 4, fill: Color(white: 1, alpha: 0.99)).isOpaque)
+    }
+
+    func testABitmapFlattenedOverAColourIsOpaqueAndComposited() {
+        // Premultiplied: half red, and transparent.
+        let pixels: [UInt8] = [128, 0, 0, 128, 0, 0, 0, 0]
+        let bitmap = Bitmap(width: 2, height: 1, pixels: pixels)
+        XCTAssertFalse(bitmap.isOpaque)
+        XCTAssertFalse(bitmap.pixelsAreOpaque)
+        let flat = bitmap.flattened(over: Color(red: 0, green: 0, blue: 1))
+        XCTAssertTrue(flat.isOpaque)
+        XCTAssertEqual(flat.pixels, [128, 0, 127, 255, 0, 0, 255, 255])
+        // A translucent colour is first put over black.
+        XCTAssertEqual(bitmap.flattened(over: Color(red: 0, green: 0, blue: 1, alpha: 0.5)).pixels[4...], [0, 0, 128, 255])
+        // An opaque bitmap is its own flattening, and keeps its flag at another scale.
+        XCTAssertTrue(flat.flattened(over: .black) === flat)
+        XCTAssertTrue(flat.withScale(2).isOpaque)
+        // Seen opaque by its pixels, though not said to be.
+        XCTAssertTrue(Bitmap(width: 1, height: 1, pixels: [1, 2, 3, 255]).pixelsAreOpaque)
+    }
 }

@@ -105,4 +105,95 @@ final class CompositorTests: XCTestCase {
     func testTheSoftwareRendererBlendsThemTheSame() throws {
         try MainActor.assumeIsolated { try Self.check(driver: "software", expectCustomBlend: false) }
     }
+
+    // MARK: Drawing at the least cost
+
+    /// A 40 x 30 point bitmap of stripes, opaque or not, as a layer at `frame`.
+    private static func stripes(opaque: Bool, scale: CGFloat = 1) -> Bitmap {
+        let context = GraphicsContext(
+            pixelWidth: Int(40 * scale), pixelHeight: Int(30 * scale), scale: scale,
+            fill: opaque ? Color(white: 0) : nil)
+        for i in 0..<4 {
+            context.fill(
+                CGRect(x: CGFloat(i) * 10, y: 0, width: 5, height: 30),
+                with: Color(red: 1, green: CGFloat(i) / 4, blue: 0, alpha: opaque ? 1 : 0.5))
+        }
+        return context.makeBitmap()
+    }
+
+    func testOpaqueContentsAreCopiedWithoutBlendingAndHideTheBackground() throws {
+        try MainActor.assumeIsolated {
+            let app = try TestApplication.headless(width: 200, height: 100, renderDriver: "opengl")
+            defer { app.close() }
+            app.compositor.uploadBudget = HangGuard.seconds
+            let opaque = Layer(frame: CGRect(x: 10, y: 10, width: 40, height: 30))
+            opaque.contents = Self.stripes(opaque: true)
+            opaque.backgroundColor = Color(red: 0, green: 0, blue: 1)
+            let translucent = Layer(frame: CGRect(x: 100, y: 10, width: 40, height: 30))
+            translucent.contents = Self.stripes(opaque: false)
+            translucent.backgroundColor = Color(red: 0, green: 0, blue: 1)
+            app.rootLayer.setSublayers([opaque, translucent])
+            let frame = try XCTUnwrap(app.captureFrame())
+            let counts = app.compositor.drawCounts
+            XCTAssertEqual(counts.textures, 2)
+            XCTAssertEqual(counts.opaqueTextures, 1, "only the opaque bitmap is copied without blending")
+            XCTAssertEqual(counts.backgroundsHidden, 1, "its background is not drawn under it")
+            XCTAssertEqual(counts.nearestTextures, 2, "both are drawn at their own size")
+            // The same pixels as blending would give: the stripes, and black between them (the
+            // opaque bitmap's own fill), not the background's blue.
+            Self.assertPixel(frame, 12, 20, (255, 0, 0))
+            Self.assertPixel(frame, 17, 20, (0, 0, 0))
+            // The translucent one blends over its blue background.
+            Self.assertPixel(frame, 102, 20, (128, 0, 127))
+            Self.assertPixel(frame, 107, 20, (0, 0, 255))
+
+            // Faded, the opaque bitmap blends and its background shows through.
+            opaque.alpha = 0.5
+            _ = try XCTUnwrap(app.captureFrame())
+            XCTAssertEqual(app.compositor.drawCounts.opaqueTextures, 0)
+            XCTAssertEqual(app.compositor.drawCounts.backgroundsHidden, 0)
+        }
+    }
+
+    func testATextureStretchedIsSampledLinearlyAndOneAtItsSizeNearest() throws {
+        try MainActor.assumeIsolated {
+            let app = try TestApplication.headless(width: 200, height: 100, renderDriver: "opengl")
+            defer { app.close() }
+            app.compositor.uploadBudget = HangGuard.seconds
+            let stretched = Layer(frame: CGRect(x: 10, y: 10, width: 80, height: 60))
+            stretched.contents = Self.stripes(opaque: true)
+            // At a fractional position its edges still snap to whole pixels, at the bitmap's size.
+            let shifted = Layer(frame: CGRect(x: 100.3, y: 10.6, width: 40, height: 30))
+            shifted.contents = Self.stripes(opaque: true)
+            app.rootLayer.setSublayers([stretched, shifted])
+            _ = try XCTUnwrap(app.captureFrame())
+            XCTAssertEqual(app.compositor.drawCounts.textures, 2)
+            XCTAssertEqual(app.compositor.drawCounts.nearestTextures, 1)
+        }
+    }
+
+    func testLayersOutsideTheClipDrawNothingOfTheirOwnButTheirSublayersDo() throws {
+        try MainActor.assumeIsolated {
+            let app = try TestApplication.headless(width: 200, height: 100, renderDriver: "opengl")
+            defer { app.close() }
+            app.compositor.uploadBudget = HangGuard.seconds
+            let clip = Layer(frame: CGRect(x: 0, y: 0, width: 200, height: 100))
+            clip.clipsToBounds = true
+            let below = Layer(frame: CGRect(x: 10, y: 150, width: 40, height: 30))
+            below.contents = Self.stripes(opaque: true)
+            below.backgroundColor = .black
+            // Outside the window, but its sublayer reaches back in.
+            let outside = Layer(frame: CGRect(x: 300, y: 0, width: 10, height: 10))
+            outside.backgroundColor = .black
+            let reaching = Layer(frame: CGRect(x: -250, y: 20, width: 40, height: 30))
+            reaching.contents = Self.stripes(opaque: true)
+            outside.addSublayer(reaching)
+            clip.setSublayers([below, outside])
+            app.rootLayer.setSublayers([clip])
+            let frame = try XCTUnwrap(app.captureFrame())
+            XCTAssertEqual(app.compositor.drawCounts.culledLayers, 2)
+            XCTAssertEqual(app.compositor.drawCounts.textures, 1)
+            Self.assertPixel(frame, 52, 30, (255, 0, 0))  // the sublayer at x 50
+        }
+    }
 }

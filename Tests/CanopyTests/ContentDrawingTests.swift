@@ -115,4 +115,67 @@ final class ContentDrawingTests: XCTestCase {
             XCTAssertEqual(hook.calls.load(ordering: .relaxed), 1, "the display ran through the hook, once")
         }
     }
+
+    // MARK: Opaque nodes
+
+    /// A node that draws a translucent red square in its top-left quarter and nothing else.
+    private final class CornerNode: DisplayNode, ContentDrawing, @unchecked Sendable {
+        func drawParameters() -> CGSize { bounds.size }
+        class func draw(_ size: CGSize, in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
+            context.fill(
+                CGRect(x: 0, y: 0, width: size.width / 2, height: size.height / 2),
+                with: Color(red: 1, green: 0, blue: 0, alpha: 0.5))
+        }
+    }
+
+    /// Displays `node` in a test loop; its bitmap.
+    @MainActor
+    private static func displayed(_ node: DisplayNode) throws -> Bitmap {
+        let (loop, _) = TestLoop.make()
+        let layer = node.layer
+        TestLoop.turn(loop) { layer.contents != nil }
+        return try XCTUnwrap(layer.contents)
+    }
+
+    func testAnOpaqueNodesBitmapStartsFromItsBackgroundAndIsOpaque() throws {
+        try MainActor.assumeIsolated {
+            for rasterizes in [false, true] {
+                let node = CornerNode()
+                node.frame = CGRect(x: 0, y: 0, width: 8, height: 8)
+                node.backgroundColor = Color(red: 0, green: 0, blue: 1)
+                node.rasterizesSubtree = rasterizes
+                node.isOpaque = true
+                let bitmap = try Self.displayed(node)
+                XCTAssertTrue(bitmap.isOpaque, "rasterizing: \(rasterizes)")
+                XCTAssertTrue(bitmap.pixelsAreOpaque, "rasterizing: \(rasterizes)")
+                // Half red over the blue background (blue 127.5, rounded either way), and the
+                // background where nothing is drawn.
+                let corner = bitmap.pixel(x: 1, y: 1), rest = bitmap.pixel(x: 6, y: 6)
+                XCTAssertEqual([corner.r, corner.g, corner.a], [128, 0, 255], "rasterizing: \(rasterizes)")
+                XCTAssert((127...128).contains(corner.b), "rasterizing: \(rasterizes): \(corner)")
+                XCTAssertEqual([rest.r, rest.g, rest.b, rest.a], [0, 0, 255, 255], "rasterizing: \(rasterizes)")
+            }
+            // Not opaque: transparent where nothing is drawn, and not said to be opaque.
+            let node = CornerNode()
+            node.frame = CGRect(x: 0, y: 0, width: 8, height: 8)
+            node.backgroundColor = Color(red: 0, green: 0, blue: 1)
+            let bitmap = try Self.displayed(node)
+            XCTAssertFalse(bitmap.isOpaque)
+            XCTAssertEqual(bitmap.pixel(x: 6, y: 6).a, 0)
+        }
+    }
+
+    func testAnOpaqueNodeWithoutAnOpaqueBackgroundStartsFromBlack() throws {
+        try MainActor.assumeIsolated {
+            let node = CornerNode()
+            node.frame = CGRect(x: 0, y: 0, width: 8, height: 8)
+            node.backgroundColor = Color(red: 0, green: 1, blue: 0, alpha: 0.5)  // over black: (0, 128, 0)
+            node.rasterizesSubtree = true
+            node.isOpaque = true
+            let bitmap = try Self.displayed(node)
+            let rest = bitmap.pixel(x: 6, y: 6)
+            XCTAssertEqual([rest.r, rest.g, rest.b, rest.a], [0, 128, 0, 255])
+            XCTAssertTrue(bitmap.pixelsAreOpaque)
+        }
+    }
 }

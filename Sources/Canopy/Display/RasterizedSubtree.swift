@@ -17,6 +17,9 @@ struct RasterizedSubtree: Sendable {
     /// The node's name in a trace, when one was recording at the snapshot (not for the root,
     /// whose display is the trace's "draw" event already).
     let traceLabel: String?
+    /// An opaque root's background (`DisplayNode.opaqueFill`): the bitmap starts filled with it,
+    /// and is opaque.
+    let opaqueFill: Color?
 
     /// The root's snapshot: its own drawing and its subnodes', recursively. The root's own frame,
     /// alpha, background and border stay with its layer (the compositor draws them).
@@ -38,6 +41,7 @@ struct RasterizedSubtree: Sendable {
         drawsContents = contents != nil
         children = node.subnodes.filter { !$0.isHidden }.map { RasterizedSubtree(node: $0, isRoot: false) }
         traceLabel = !isRoot && drawsContents && Tracer.shared.isRecording ? node.traceLabel : nil
+        opaqueFill = isRoot ? node.opaqueFill : nil
     }
 
     /// The rasterizing node's drawing: the whole subtree painted into one context.
@@ -173,7 +177,7 @@ private final class SubtreeDrawing: CapturedDrawing, @unchecked Sendable {
     }
 
     override func display(size: CGSize, scale: CGFloat, isCancelled: @Sendable () -> Bool) -> Bitmap? {
-        CapturedDrawing.display(size: size, scale: scale, isCancelled: isCancelled) { context in
+        CapturedDrawing.display(size: size, scale: scale, fill: subtree.opaqueFill, isCancelled: isCancelled) { context in
             subtree.draw(in: context, isCancelled: isCancelled)
         }
     }

@@ -100,16 +100,16 @@ class CapturedDrawing: @unchecked Sendable {
     /// Draws the contents into a context of the node's bounds.
     func draw(in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {}
 
-    /// A transparent context of `size` at `scale` that `paint` draws into, as a bitmap; nil when
-    /// the size has no pixels or the display was cancelled.
+    /// A context of `size` at `scale`, transparent or filled with `fill`, that `paint` draws into,
+    /// as a bitmap; nil when the size has no pixels or the display was cancelled.
     static func display(
-        size: CGSize, scale: CGFloat, isCancelled: @Sendable () -> Bool,
+        size: CGSize, scale: CGFloat, fill: Color? = nil, isCancelled: @Sendable () -> Bool,
         paint: (GraphicsContext) -> Void
     ) -> Bitmap? {
         let width = Int((size.width * scale).rounded(.up))
         let height = Int((size.height * scale).rounded(.up))
         guard width > 0, height > 0, !isCancelled() else { return nil }
-        let context = GraphicsContext(pixelWidth: width, pixelHeight: height, scale: scale)
+        let context = GraphicsContext(pixelWidth: width, pixelHeight: height, scale: scale, fill: fill)
         paint(context)
         return isCancelled() ? nil : context.makeBitmap()
     }
@@ -132,5 +132,24 @@ final class SnapshotDrawing<Node: ContentDrawing>: CapturedDrawing, @unchecked S
 
     override func draw(in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
         nodeType.draw(parameters, in: context, isCancelled: isCancelled)
+    }
+}
+
+/// An opaque node's own drawing, flattened over its fill so the bitmap is opaque.
+final class FlattenedDrawing: CapturedDrawing, @unchecked Sendable {
+    let drawing: CapturedDrawing
+    let fill: Color
+
+    init(_ drawing: CapturedDrawing, over fill: Color) {
+        self.drawing = drawing
+        self.fill = fill
+    }
+
+    override func display(size: CGSize, scale: CGFloat, isCancelled: @Sendable () -> Bool) -> Bitmap? {
+        drawing.display(size: size, scale: scale, isCancelled: isCancelled)?.flattened(over: fill)
+    }
+
+    override func draw(in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
+        drawing.draw(in: context, isCancelled: isCancelled)
     }
 }

@@ -128,13 +128,17 @@ extension DisplayNode {
         }
         guard let sentinel, let layer = layerIfLoaded else { return }
         // Nothing of its own to draw: no bitmap (the compositor draws background and border).
-        guard let drawing = rasterizesSubtree ? RasterizedSubtree(capturing: self).drawing : captureOwnDrawing() else {
+        guard let captured = rasterizesSubtree ? RasterizedSubtree(capturing: self).drawing : captureOwnDrawing() else {
             layer.contents = nil
             displayDidLand(hadContents: false)
             return
         }
         if layer.contents == nil { showPlaceholderIfNeeded() }
         let size = bounds.size
+        // An opaque node's bitmap is opaque: a rasterized subtree starts from the fill; any other
+        // drawing is flattened over it (one pass, on the worker).
+        let fill = rasterizesSubtree ? nil : opaqueFill
+        let drawing = fill.map { FlattenedDrawing(captured, over: $0) } ?? captured
         let nodeType = type(of: self)  // named in a trace only: describing a type is slow
         willDisplay()
         if rasterizesSubtree { forEachDescendant { $0.willDisplay() } }

@@ -372,10 +372,19 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
 
     // MARK: Other properties
 
-    /// Whether the node's contents cover its bounds (drawing may then skip what is behind).
+    /// Whether the node's contents cover its bounds, as Texture's `opaque`: its display starts
+    /// from its background colour (black when it has none; a translucent one over black) and its
+    /// bitmap is opaque, so the compositor draws it without blending and skips what is behind.
+    /// Takes effect at the next display.
     public var isOpaque: Bool {
         get { state.withLock { $0.isOpaque } }
         set { state.withLock { $0.isOpaque = newValue } }
+    }
+
+    /// What an opaque node's display starts from: its background over black; nil when the node
+    /// is not opaque.
+    var opaqueFill: Color? {
+        state.withLock { $0.isOpaque ? ($0.backgroundColor ?? Color(white: 0)).opaqueOverBlack : nil }
     }
     /// Texture's layer-backed nodes have no view; here every node has a layer, and the flag records
     /// the intent (a layer-backed node takes no input).

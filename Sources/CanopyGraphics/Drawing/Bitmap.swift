@@ -11,9 +11,15 @@ public final class Bitmap: Sendable {
     public let scale: CGFloat
     /// Premultiplied R, G, B, A bytes, `bytesPerRow * height` of them.
     public let pixels: [UInt8]
+    /// Known to have every pixel's alpha at 255 (a display of an opaque node, a picture without
+    /// alpha): a compositor may then draw it without blending. False says nothing either way.
+    public let isOpaque: Bool
 
-    /// Wraps pixels that are already premultiplied RGBA8.
-    public init(width: Int, height: Int, bytesPerRow: Int? = nil, scale: CGFloat = 1, pixels: [UInt8]) {
+    /// Wraps pixels that are already premultiplied RGBA8; `isOpaque` promises that every alpha is
+    /// 255.
+    public init(
+        width: Int, height: Int, bytesPerRow: Int? = nil, scale: CGFloat = 1, isOpaque: Bool = false, pixels: [UInt8]
+    ) {
         let stride = bytesPerRow ?? width * 4
         precondition(width >= 0 && height >= 0 && stride >= width * 4, "bad bitmap geometry")
         precondition(pixels.count >= stride * height, "bitmap pixel buffer too small")
@@ -21,6 +27,7 @@ public final class Bitmap: Sendable {
         self.height = height
         self.bytesPerRow = stride
         self.scale = scale
+        self.isOpaque = isOpaque
         self.pixels = pixels
     }
 
@@ -35,12 +42,53 @@ public final class Bitmap: Sendable {
                 i += 4
             }
         }
-        self.init(width: width, height: height, scale: scale, pixels: bytes)
+        self.init(width: width, height: height, scale: scale, isOpaque: p.a == 255, pixels: bytes)
+    }
+
+    /// Whether every pixel's alpha is 255, by looking at them all (`isOpaque` when known).
+    public var pixelsAreOpaque: Bool {
+        if isOpaque { return true }
+        return pixels.withUnsafeBufferPointer { p in
+            for y in 0..<height {
+                var i = y * bytesPerRow + 3
+                let end = i + width * 4
+                while i < end {
+                    if p[i] != 255 { return false }
+                    i += 4
+                }
+            }
+            return true
+        }
+    }
+
+    /// The bitmap composited over `color` made opaque (over black, when it is not): an opaque
+    /// bitmap of the same size, `self` when it is opaque already.
+    public func flattened(over color: Color) -> Bitmap {
+        if isOpaque { return self }
+        let back = color.opaqueOverBlack.premultipliedRGBA8
+        var out = [UInt8](repeating: 255, count: width * height * 4)
+        let (r, g, b) = (Int(back.r), Int(back.g), Int(back.b))
+        pixels.withUnsafeBufferPointer { p in
+            out.withUnsafeMutableBufferPointer { o in
+                for y in 0..<height {
+                    for x in 0..<width {
+                        let i = y * bytesPerRow + x * 4, j = (y * width + x) * 4
+                        let keep = 255 - Int(p[i + 3])
+                        o[j] = UInt8(min(255, Int(p[i]) + (r * keep + 127) / 255))
+                        o[j + 1] = UInt8(min(255, Int(p[i + 1]) + (g * keep + 127) / 255))
+                        o[j + 2] = UInt8(min(255, Int(p[i + 2]) + (b * keep + 127) / 255))
+                    }
+                }
+            }
+        }
+        return Bitmap(width: width, height: height, scale: scale, isOpaque: true, pixels: out)
     }
 
     /// The same pixels at another scale (pixels per point); the pixel array is shared, not copied.
     public func withScale(_ scale: CGFloat) -> Bitmap {
-        scale == self.scale ? self : Bitmap(width: width, height: height, bytesPerRow: bytesPerRow, scale: scale, pixels: pixels)
+        scale == self.scale
+            ? self
+            : Bitmap(width: width, height: height, bytesPerRow: bytesPerRow, scale: scale, isOpaque: isOpaque, pixels: pixels)
     }
 
     /// The size in points.

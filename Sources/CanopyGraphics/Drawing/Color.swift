@@ -48,6 +48,11 @@ public struct Color: Sendable, Hashable, CustomStringConvertible {
         Color(red: red, green: green, blue: blue, alpha: alpha)
     }
 
+    /// The colour composited over black: itself when opaque (what an opaque surface shows of it).
+    public var opaqueOverBlack: Color {
+        Color(red: red * alpha, green: green * alpha, blue: blue * alpha, alpha: 1)
+    }
+
     /// The colour as 8-bit straight RGBA.
     public var rgba8: (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
         (Color.byte(red), Color.byte(green), Color.byte(blue), Color.byte(alpha))

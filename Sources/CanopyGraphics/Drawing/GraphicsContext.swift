@@ -31,6 +31,10 @@ public final class GraphicsContext {
     private let coverage: UnsafeMutablePointer<Float>
     private let coverageSteps: UnsafeMutablePointer<Float>
 
+    /// Filled with an opaque colour at the start: everything is drawn over (source-over), so every
+    /// pixel stays opaque, and `makeBitmap()` says so.
+    public let isOpaque: Bool
+
     /// A context of `pixelWidth` x `pixelHeight` pixels, transparent or filled with `fill`.
     /// `scale` is pixels per point (must be > 0).
     public init(pixelWidth: Int, pixelHeight: Int, scale: CGFloat = 1, fill: Color? = nil) {
@@ -41,8 +45,10 @@ public final class GraphicsContext {
         self.scale = scale
         if let fill {
             pixels = Bitmap(width: pixelWidth, height: pixelHeight, fill: fill).pixels
+            isOpaque = fill.alpha >= 1
         } else {
             pixels = [UInt8](repeating: 0, count: pixelWidth * pixelHeight * 4)
+            isOpaque = false
         }
         let s = Double(scale)
         let full = DeviceRect(x0: 0, y0: 0, x1: Double(pixelWidth), y1: Double(pixelHeight))
@@ -360,7 +366,7 @@ public final class GraphicsContext {
     /// The finished image. The context may go on drawing after; the bitmap does not change
     /// (the pixel array is shared copy-on-write).
     public func makeBitmap() -> Bitmap {
-        Bitmap(width: pixelWidth, height: pixelHeight, scale: scale, pixels: pixels)
+        Bitmap(width: pixelWidth, height: pixelHeight, scale: scale, isOpaque: isOpaque, pixels: pixels)
     }
 
     // MARK: - Geometry

@@ -7,13 +7,20 @@ import Foundation
 /// bitmaps. The tree walk draws layers' backgrounds, borders and contents with them, and the
 /// overlays their panels, graphs and text; each lands in the current offscreen target, if any.
 extension Compositor {
-    /// Strokes a rect's edges inward by `width` points.
+    /// Strokes a rect's edges inward by `width` points: its four edges filled in one draw.
     public func strokeInside(_ rect: CGRect, width: CGFloat, color: Color, alpha: CGFloat = 1) {
+        let c = color.withAlpha(color.alpha * alpha).rgba8
+        guard c.a > 0 else { return }
         let w = min(width, rect.width / 2), h = min(width, rect.height / 2)
-        fill(CGRect(x: rect.minX, y: rect.minY, width: rect.width, height: h), color: color, alpha: alpha)
-        fill(CGRect(x: rect.minX, y: rect.maxY - h, width: rect.width, height: h), color: color, alpha: alpha)
-        fill(CGRect(x: rect.minX, y: rect.minY + h, width: w, height: rect.height - 2 * h), color: color, alpha: alpha)
-        fill(CGRect(x: rect.maxX - w, y: rect.minY + h, width: w, height: rect.height - 2 * h), color: color, alpha: alpha)
+        var edges = [
+            CGRect(x: rect.minX, y: rect.minY, width: rect.width, height: h),
+            CGRect(x: rect.minX, y: rect.maxY - h, width: rect.width, height: h),
+            CGRect(x: rect.minX, y: rect.minY + h, width: w, height: rect.height - 2 * h),
+            CGRect(x: rect.maxX - w, y: rect.minY + h, width: w, height: rect.height - 2 * h),
+        ].map { inTarget(pixelRect($0)) }.filter { $0.w > 0 && $0.h > 0 }
+        SDL_SetRenderDrawBlendMode(renderer, c.a == 255 ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND)
+        SDL_SetRenderDrawColor(renderer, c.r, c.g, c.b, c.a)
+        SDL_RenderFillRects(renderer, &edges, Int32(edges.count))
     }
 
     /// Strokes a rounded rect's edges inward by `width` points: the outer edge has the corner
@@ -70,14 +77,31 @@ extension Compositor {
     }
 
     /// Draws a texture (a layer's or a bitmap's) stretched into a rect given in window points.
-    func drawTexture(_ texture: OpaquePointer, in rect: CGRect, alpha: CGFloat) {
-        let a = UInt8(min(255, max(0, (alpha * 255).rounded())))
+    ///
+    /// An opaque texture at full opacity is copied without blending. A texture drawn at its own
+    /// size (the rect, snapped to whole pixels, has its pixel size: a layer's contents at the
+    /// display's scale) is sampled nearest, the rest linearly; the two give the same pixels 1:1,
+    /// and nearest sampling costs a software rasterizer a quarter of the texel reads.
+    func drawTexture(_ texture: OpaquePointer, in rect: CGRect, alpha: CGFloat, isOpaque: Bool = false) {
+        let a = Self.alphaByte(alpha)
         if usesPremultipliedBlending {
             // Premultiplied: fading must scale colour and alpha alike.
             SDL_SetTextureColorMod(texture, a, a, a)
         }
         SDL_SetTextureAlphaMod(texture, a)
+        let opaque = isOpaque && a == 255
+        SDL_SetTextureBlendMode(texture, opaque ? SDL_BLENDMODE_NONE : blendMode)
         var r = inTarget(pixelRect(rect))
+        var w: Int32 = 0, h: Int32 = 0
+        SDL_QueryTexture(texture, nil, nil, &w, &h)
+        let sampling = r.w == w && r.h == h ? SDL_ScaleModeNearest : SDL_ScaleModeLinear
+        var current = SDL_ScaleModeLinear
+        if SDL_GetTextureScaleMode(texture, &current) != 0 || current != sampling {
+            SDL_SetTextureScaleMode(texture, sampling)
+        }
         SDL_RenderCopy(renderer, texture, nil, &r)
+        drawCounts.textures += 1
+        if opaque { drawCounts.opaqueTextures += 1 }
+        if sampling == SDL_ScaleModeNearest { drawCounts.nearestTextures += 1 }
     }
 }

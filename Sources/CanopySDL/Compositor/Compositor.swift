@@ -49,7 +49,6 @@ public final class Compositor {
     /// kept until `evictionAge` frames after its last use.
     public var scratchTextureBytes: Int { scratchTextures.bytes }
 
-    /// Starts a new peak from the bytes held now (a benchmark run's own peak).
     /// Whether `renderer` can draw with `mode` (custom blend modes are optional in SDL), asked
     /// of a 1 x 1 texture.
     private static func renderer(_ renderer: OpaquePointer, supports mode: SDL_BlendMode) -> Bool {
@@ -61,11 +60,14 @@ public final class Compositor {
         return SDL_SetTextureBlendMode(probe, mode) == 0
     }
 
+    /// Starts a new peak from the bytes held now (a benchmark run's own peak).
     public func resetTextureBytesPeak() {
         textureStore.resetTextureBytesPeak()
     }
     /// Whether premultiplied bitmaps are drawn with a custom blend mode.
     public let usesPremultipliedBlending: Bool
+    /// How textures that are not opaque are blended: premultiplied where the renderer can.
+    var blendMode: SDL_BlendMode { usesPremultipliedBlending ? premultipliedMode : SDL_BLENDMODE_BLEND }
 
     /// The most time a frame spends uploading and releasing textures, in seconds.
     public var uploadBudget: TimeInterval {
@@ -79,6 +81,19 @@ public final class Compositor {
         get { textureStore.uploadObserver }
         set { textureStore.uploadObserver = newValue }
     }
+
+    /// What a frame drew: its texture copies, how many of them without blending and how many
+    /// sampled nearest (drawn at their own size), and the layers outside the clip whose own
+    /// drawing was skipped.
+    public struct DrawCounts: Equatable, Sendable {
+        public var textures = 0
+        public var opaqueTextures = 0
+        public var nearestTextures = 0
+        public var culledLayers = 0
+        public var backgroundsHidden = 0
+    }
+    /// The counts of the frame being drawn, or of the last one once it is done.
+    public internal(set) var drawCounts = DrawCounts()
 
     /// Layers' textures and those of bitmaps drawn directly.
     let textureStore: TextureStore
@@ -129,6 +144,7 @@ public final class Compositor {
     /// Starts a frame: clears to `color`.
     func beginFrame(clearColor color: Color) {
         frameNumber += 1
+        drawCounts = DrawCounts()
         if !offscreens.isEmpty {
             offscreens.removeAll()
             SDL_SetRenderTarget(renderer, nil)
@@ -163,7 +179,19 @@ public final class Compositor {
             pushClip(frame)
             if clipIsEmpty { popClip(); return }
         }
-        if let background = layer.backgroundColor {
+        // A layer outside the clip (or the window) draws nothing of its own; its sublayers may
+        // still reach in.
+        let isVisible = meetsClip(frame)
+        if !isVisible { drawCounts.culledLayers += 1 }
+        let hasContents = layer.contents != nil || layer.backing != nil
+        if hasContents && !layer.isContentsPresented { textureStore.contentsChanged(layer) }  // a tree not observed
+        let backing = isVisible && hasContents ? textureStore.backing(of: layer) : nil
+        let contentsRect = layer.contentsRect.map { $0.offsetBy(dx: frame.minX, dy: frame.minY) } ?? frame
+        // Opaque contents over the whole frame, drawn at full opacity, hide the background.
+        let hidesBackground =
+            backing?.bitmap.isOpaque == true && layer.contentsRect == nil && Self.alphaByte(opacity) == 255
+        if hidesBackground && layer.backgroundColor != nil { drawCounts.backgroundsHidden += 1 }
+        if isVisible, !hidesBackground, let background = layer.backgroundColor {
             if layer.cornerRadius > 0 {
                 fillRounded(frame, radius: layer.cornerRadius, color: background, alpha: opacity)
             } else {
@@ -172,16 +200,11 @@ public final class Compositor {
         }
         // A rounded clip cuts the contents and the sublayers, together (the background and the
         // border are rounded by themselves), so it is only needed when there are some.
-        let hasContents = layer.contents != nil || layer.backing != nil
         let roundsClip =
             layer.clipsToBounds && layer.cornerRadius > 0 && (hasContents || !layer.sublayers.isEmpty)
             && beginRoundedClip(frame, radius: layer.cornerRadius)
-        if hasContents {
-            if !layer.isContentsPresented { textureStore.contentsChanged(layer) }  // a tree not observed
-            if let texture = textureStore.texture(of: layer) {
-                let rect = layer.contentsRect.map { $0.offsetBy(dx: frame.minX, dy: frame.minY) } ?? frame
-                drawTexture(texture, in: rect, alpha: opacity)
-            }
+        if let backing {
+            drawTexture(backing.texture, in: contentsRect, alpha: opacity, isOpaque: backing.bitmap.isOpaque)
         }
         let childOrigin = CGPoint(x: frame.minX - layer.boundsOrigin.x, y: frame.minY - layer.boundsOrigin.y)
         for sublayer in layer.sublayers {
@@ -190,7 +213,7 @@ public final class Compositor {
         if roundsClip { endRoundedClip() }
         // The border goes over the contents and the sublayers, inside the bounds, following the
         // corner radius (as Core Animation draws it).
-        if let border = layer.borderColor, layer.borderWidth > 0 {
+        if isVisible, let border = layer.borderColor, layer.borderWidth > 0 {
             if layer.cornerRadius > 0 {
                 strokeRoundedInside(
                     frame, width: layer.borderWidth, radius: layer.cornerRadius, color: border,
@@ -231,6 +254,17 @@ public final class Compositor {
     }
 
     private var clipIsEmpty: Bool { clipStack.last.map { $0.w <= 0 || $0.h <= 0 } ?? false }
+
+    /// Whether a rect in window points meets the current clip (the window when there is none).
+    private func meetsClip(_ rect: CGRect) -> Bool {
+        var r = pixelRect(rect), bounds = clipStack.last ?? outputRect
+        return SDL_HasIntersection(&r, &bounds) == SDL_TRUE
+    }
+
+    /// An opacity as the byte the renderer is given.
+    static func alphaByte(_ alpha: CGFloat) -> UInt8 {
+        UInt8(min(255, max(0, (alpha * 255).rounded())))
+    }
 
     private func pushClip(_ rect: CGRect) {
         var r = pixelRect(rect)

@@ -92,9 +92,10 @@ final class TextureStore {
         layer.contentsChangeHandler = { [unowned self] changed in self.contentsChanged(changed) }
     }
 
-    /// The texture a layer's contents were last uploaded to (what it draws meanwhile), or nil.
-    func texture(of layer: Layer) -> OpaquePointer? {
-        (layer.backing as? TextureBacking)?.texture
+    /// The texture a layer's contents were last uploaded to (what it draws meanwhile), with the
+    /// bitmap it holds, or nil.
+    func backing(of layer: Layer) -> TextureBacking? {
+        layer.backing as? TextureBacking
     }
 
     // MARK: Uploads and releases
