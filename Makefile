@@ -9,7 +9,8 @@ BIN := .build/release/rainforest
 # What the build, the tests and the headless renderer need from Debian.
 APT_PACKAGES := pkg-config libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev \
                 libjpeg62-turbo-dev libpng-dev libwebp-dev \
-                libgl1-mesa-dri libegl-mesa0 xvfb xauth xdotool imagemagick
+                libgl1-mesa-dri libegl-mesa0 xvfb xauth xdotool imagemagick \
+                valgrind binutils
 # Options for `make run`, e.g. make run ARGS="--cards 200".
 ARGS ?=
 BENCH_ARGS ?= --scenario all --mode both --cards 1000 --speed 1000,3000,8000 --duration 10 --json bench.json
@@ -99,8 +100,10 @@ setup:
 	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing
 	@command -v $(SWIFT) >/dev/null || { echo "setup: Swift 6 is needed (swift.org/install)" >&2; exit 1; }
 
+# The app, and the bare SDL program the bench compares the compositor with (bench --scenario compositor).
 build:
 	$(SWIFT) build -c release --product rainforest
+	$(SWIFT) build -c release --product bare-sdl-floor
 
 run: build
 	$(BIN) $(ARGS)

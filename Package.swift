@@ -5,6 +5,7 @@ let package = Package(
     name: "Canopy",
     products: [
         .executable(name: "rainforest", targets: ["Rainforest"]),
+        .executable(name: "bare-sdl-floor", targets: ["BareSDLFloor"]),
         .library(name: "Canopy", targets: ["Canopy"]),
         .library(name: "CanopySDL", targets: ["CanopySDL"]),
         .library(name: "CanopyMemory", targets: ["CanopyMemory"]),
@@ -58,6 +59,9 @@ let package = Package(
         ),
         // The `rainforest` executable: main.swift alone, calling RainforestKit.
         .executableTarget(name: "Rainforest", dependencies: ["RainforestKit"]),
+        // The compositor's floor drawn with bare SDL calls, in C: what `bench --scenario compositor`
+        // compares Canopy's compositor against.
+        .executableTarget(name: "BareSDLFloor", dependencies: ["CSDL2"]),
         // What every test target shares: waiting for a condition with a hang guard (never for a
         // time), the project's resources and fonts, comparing pictures, a frame loop for node
         // tests and a headless application.

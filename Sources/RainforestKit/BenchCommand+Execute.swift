@@ -13,8 +13,12 @@ extension BenchCommand {
         var options = collection
         if options.cards == nil && options.images == nil { options.cards = 1000 }
         let content = try Content.load(options)
+        if let workload = workload.flatMap(InstructionBenchmark.Workload.init(rawValue:)) {
+            try InstructionBenchmark.runWorkload(workload, content: content, options: options)
+            return
+        }
         var report = BenchReport(environment: .init(cores: ProcessInfo.processInfo.activeProcessorCount))
-        if scenario.contains(.scrolling) {
+        if scenario.contains(.scrolling) || scenario.contains(.compositor) {
             try runScrolling(options: options, content: content, into: &report)
         }
         if scenario.contains(.graphics) || scenario.contains(.layout) {
@@ -42,6 +46,12 @@ extension BenchCommand {
             let result = try runDisplay(content: content)
             report.display = result
             print(DisplayBenchmark.table(result))
+        }
+        if scenario.contains(.instructions) {
+            print("bench: instructions of fixed workloads, counted by valgrind's callgrind (each in a process of its own)")
+            let counts = try InstructionBenchmark.run(content: content, options: options)
+            report.instructions = counts
+            print(InstructionBenchmark.table(counts))
         }
         if let json {
             do {
@@ -78,24 +88,74 @@ extension BenchCommand {
         return try DisplayBenchmark(artist: artist, deck: content.deck, resources: content.resources).run(app: app)
     }
 
+    /// The scrolling runs and the compositor's floor. The floor's scene is taken once, for the
+    /// longest scroll; then, speed by speed, the floor and each mode run in turn, each in a new
+    /// window, so that they meet the machine in the same minute.
     @MainActor
     private func runScrolling(options: CollectionOptions, content: Content, into report: inout BenchReport) throws {
-        let modes: [Mode] = mode == .both ? [.async, .sync] : [mode]
+        let scrolls = scenario.contains(.scrolling)
+        let modes: [Mode] = !scrolls ? [] : mode == .both ? [.async, .sync] : [mode]
         let size = options.size ?? Session.defaultSize
-        var runs: [BenchRun] = []
-        for mode in modes {
-            for speed in speed {
+        // The scene covers the longest scroll, paced, or unpaced (`FloorRun.unpacedFrames` frames).
+        let unpaced = scenario.contains(.compositor)
+        let seconds = unpaced ? max(duration, Double(FloorRun.unpacedFrames) / rendering.refresh) : duration
+        let distance = CGFloat((speed.max() ?? 0) * seconds)
+        let scene = try FloorScene.capture(
+            collection: options, content: content, rendering: rendering, distance: distance, timeout: timeout)
+        let bare = unpaced ? BareSDLFloor.executable : nil
+        if unpaced && bare == nil {
+            print(
+                "bench: \(BareSDLFloor.executableName) is not built beside this program (swift build -c release --product \(BareSDLFloor.executableName)): the floor is not compared with bare SDL"
+            )
+        }
+        var runs: [BenchRun] = [], floors: [FloorRun] = []
+        for speed in speed {
+            floors.append(
+                try measureFloor(
+                    scene: scene, speed: speed, distance: CGFloat(speed * seconds), unpaced: unpaced, bare: bare,
+                    environment: &report.environment))
+            for mode in modes {
                 runs.append(try measure(mode: mode, speed: speed, options: options, content: content, report: &report))
             }
         }
-        report.runs = runs
+        report.floor = floors
+        report.runs = scrolls ? runs : nil
         let comparison = BenchReport.compare(runs)
         report.comparison = comparison.isEmpty ? nil : comparison
         print(
-            "bench: scrolling \(content.summary) (pages of \(options.pageSize)), \(size) pt, \(duration) s per run, \(report.environment.renderer ?? "?") renderer (\(report.environment.videoDriver ?? "?")), \(String(format: "%g", rendering.scale))x, paced at \(String(format: "%g", rendering.refresh)) Hz, a new window per run"
+            "bench: \(scrolls ? "scrolling" : "the compositor's floor of scrolling") \(content.summary) (pages of \(options.pageSize)), \(size) pt, \(duration) s per run, \(report.environment.renderer ?? "?") renderer (\(report.environment.videoDriver ?? "?")), \(String(format: "%g", rendering.scale))x, paced at \(String(format: "%g", rendering.refresh)) Hz, a new window per run"
         )
         print(report.table)
-        if !report.comparisonText.isEmpty { print(report.comparisonText) }
+        for text in [report.floorText, report.comparisonText] where !text.isEmpty { print(text) }
+    }
+
+    /// The compositor's floor at `speed`: the scene scrolled under the scrolling runs' pacing, and
+    /// with `unpaced`, its cost per frame drawn as fast as the renderer goes, beside the bare SDL
+    /// program's on the same scene. `distance`: how far the runs scroll (drawn once before, so
+    /// every texture is uploaded).
+    @MainActor
+    private func measureFloor(
+        scene: FloorScene, speed: Double, distance: CGFloat, unpaced: Bool, bare: URL?,
+        environment: inout BenchReport.Environment
+    ) throws -> FloorRun {
+        let floor = try CompositorFloor(scene: scene, rendering: rendering)
+        defer { floor.close() }
+        environment.renderer = floor.app.rendererName
+        environment.videoDriver = floor.app.videoDriver
+        floor.warmUp(distance: distance)
+        let paced = floor.runPaced(speed: speed, duration: duration)
+        var run = FloorRun(speed: speed, tally: paced.tally, seconds: paced.seconds)
+        if unpaced {
+            let frames = FloorRun.unpacedFrames
+            run.costMs = floor.runUnpaced(speed: speed, refresh: rendering.refresh, frames: frames)
+            if let bare {
+                let result = try BareSDLFloor.run(
+                    bare, script: scene.bareScript(speed: speed, refresh: rendering.refresh, frames: frames))
+                run.bareMs = result.msPerFrame
+                run.bareRenderer = result.renderer
+            }
+        }
+        return run
     }
 
     /// One run in a window of its own: the first screen (from the window's creation to the
@@ -124,7 +184,9 @@ extension BenchCommand {
         // The first screen.
         viewer.scriptedOffset = { _ in 0 }
         var firstScreen: Double?
-        if settle(app, viewer, since: start) { firstScreen = (MonotonicClock.now() - start) * 1000 }
+        if session.settle(timeout: timeout - (MonotonicClock.now() - start)) {
+            firstScreen = (MonotonicClock.now() - start) * 1000
+        }
         for _ in 0..<Self.warmUpFrames {
             app.runLoop.setNeedsFrame()
             app.runLoop.waitForNextFrame()
@@ -137,7 +199,7 @@ extension BenchCommand {
         // `speed` x `duration` points long rather than `duration` seconds, so that however slow
         // the frames, it stops as often; the stops' frames and time are left out of the figures.
         let collection = viewer.collection
-        var position: CGFloat = 0, goingDown = true, last = MonotonicClock.now()
+        var scroll = BouncingScroll(), position: CGFloat = 0, last = MonotonicClock.now()
         let distance = settleEvery == nil ? CGFloat.infinity : CGFloat(speed * duration)
         var travelled: CGFloat = 0, nextStop = settleEvery.map { CGFloat($0) } ?? .infinity
         var stopping = false
@@ -147,19 +209,13 @@ extension BenchCommand {
             if stopping { return position }
             if travelled + step >= nextStop { step = nextStop - travelled; stopping = true }
             travelled += step
-            let end = collection.maximumContentOffset
-            position += goingDown ? step : -step
-            if position >= end { position = end; goingDown = false }
-            if position <= 0 { position = 0; goingDown = true }
+            position = scroll.advance(step, end: collection.maximumContentOffset)
             return position
         }
         let scrollStart = MonotonicClock.now()
         last = scrollStart
-        var work: [Double] = []
-        var intervals: [Double] = []
-        // The scroll's own frames (not the warm-up's, nor those of the stops), counted by the same
-        // rules as the loop's.
-        var counted = FrameStatistics(budgetMs: app.runLoop.statistics.budgetMs, capacity: 1)
+        // The scroll's own frames (not the warm-up's, nor those of the stops).
+        var tally = FrameTally(budgetMs: app.runLoop.statistics.budgetMs)
         var cardFrames = 0, placeholderFrames = 0
         var stopped: Double = 0, stops = 0
         func scrolling() -> Bool {
@@ -169,7 +225,7 @@ extension BenchCommand {
             app.runTurn()
             if stopping {
                 let stopStart = MonotonicClock.now()
-                guard settle(app, viewer, since: stopStart) else {
+                guard session.settle(timeout: timeout) else {
                     throw UserFacingError(
                         message:
                             "bench: the cards visible at \(String(format: "%.0f", position)) pt were not all displayed after \(timeout) s (--timeout)",
@@ -184,11 +240,7 @@ extension BenchCommand {
                 app.runLoop.waitForNextFrame()
                 continue
             }
-            if let sample = app.runLoop.statistics.recent(1).first {
-                work.append(sample.workMs)
-                if let interval = sample.intervalMs { intervals.append(interval) }
-                counted.record(start: sample.start, workMs: sample.workMs, intervalMs: sample.intervalMs)
-            }
+            tally.recordLastFrame(of: app)
             let coverage = collection.visibleCoverage
             cardFrames += coverage.visible
             placeholderFrames += coverage.waiting
@@ -216,26 +268,14 @@ extension BenchCommand {
         }
         return BenchRun(
             mode: mode.rawValue, speed: speed, cards: viewer.source.totalCount ?? viewer.itemCount, durationS: elapsed,
-            frames: work.count, droppedFrames: counted.totalLate, lateRunMax: counted.longestLateRun,
-            fps: Double(work.count) / elapsed,
-            mainMs: BenchRun.summarise(work), mainOverruns: counted.totalOverruns, intervalMs: BenchRun.summarise(intervals),
+            frames: tally.work.count, droppedFrames: tally.counted.totalLate, lateRunMax: tally.counted.longestLateRun,
+            fps: Double(tally.work.count) / elapsed, mainMs: BenchRun.summarise(tally.work),
+            mainOverruns: tally.counted.totalOverruns, presentMs: BenchRun.summarise(tally.presents),
+            intervalMs: BenchRun.summarise(tally.intervals),
             rssMbPeak: ProcessMemory.peakResidentMB(),
             placeholderExposure: cardFrames == 0 ? 0 : Double(placeholderFrames) / Double(cardFrames),
             rasters: .init(completed: completed, cancelled: cancelled),
             textureMbPeak: Double(app.compositor.textureBytesPeak) / 1_048_576,
             firstScreenMs: firstScreen, loadedCards: viewer.itemCount)
-    }
-
-    /// Turns `app` until every visible card is on screen whole, or until `--timeout` seconds
-    /// after `start` have passed; whether the cards came.
-    @MainActor
-    private func settle(_ app: Application, _ viewer: Viewer, since start: TimeInterval) -> Bool {
-        while MonotonicClock.now() - start < timeout {
-            app.runTurn()
-            if viewer.isDisplayComplete { return true }
-            app.runLoop.setNeedsFrame()
-            app.runLoop.waitForNextFrame()
-        }
-        return false
     }
 }

@@ -28,6 +28,8 @@ struct BenchRun: Codable, Sendable, Equatable {
     var mainMs: Percentiles
     /// Frames whose main-thread work alone overran the refresh period.
     var mainOverruns: Int
+    /// The present call per frame (waiting for the renderer when it is behind).
+    var presentMs: Percentiles
     /// The time between presents: what the user sees.
     var intervalMs: Percentiles
     var rssMbPeak: Double
@@ -59,6 +61,7 @@ struct BenchRun: Codable, Sendable, Equatable {
         case lateRunMax = "late_run_max"
         case mainMs = "main_ms"
         case mainOverruns = "main_overruns"
+        case presentMs = "present_ms"
         case intervalMs = "interval_ms"
         case rssMbPeak = "rss_mb_peak"
     }
@@ -67,6 +70,60 @@ struct BenchRun: Codable, Sendable, Equatable {
     static func summarise(_ values: [Double]) -> Percentiles {
         func rank(_ p: Double) -> Double { FrameStatistics.percentile(p, of: values) ?? 0 }
         return Percentiles(p50: rank(50), p90: rank(90), p99: rank(99), max: values.max() ?? 0)
+    }
+}
+
+/// The compositor's floor at one speed: what a scroll draws, drawn with nothing else running
+/// (`CompositorFloor`), under the scrolling runs' pacing; with `--scenario compositor`, also its
+/// cost per frame drawn as fast as the renderer goes, and the bare SDL program's on the same scene.
+struct FloorRun: Codable, Sendable, Equatable {
+    /// Frames the unpaced measurements draw.
+    static let unpacedFrames = 300
+
+    var speed: Double
+    var durationS: Double
+    var frames: Int
+    var fps: Double
+    var droppedFrames: Int
+    var lateRunMax: Int
+    var mainMs: BenchRun.Percentiles
+    var presentMs: BenchRun.Percentiles
+    var intervalMs: BenchRun.Percentiles
+    /// Unpaced: milliseconds per frame, the renderer's work included (`unpacedFrames` frames).
+    var costMs: Double?
+    /// The bare SDL program's milliseconds per frame on the same scene and frames.
+    var bareMs: Double?
+    var bareRenderer: String?
+
+    enum CodingKeys: String, CodingKey {
+        case speed, frames, fps
+        case durationS = "duration_s"
+        case droppedFrames = "dropped_frames"
+        case lateRunMax = "late_run_max"
+        case mainMs = "main_ms"
+        case presentMs = "present_ms"
+        case intervalMs = "interval_ms"
+        case costMs = "cost_ms"
+        case bareMs = "bare_ms"
+        case bareRenderer = "bare_renderer"
+    }
+
+    init(speed: Double, tally: FrameTally, seconds: TimeInterval) {
+        self.speed = speed
+        durationS = seconds
+        frames = tally.work.count
+        fps = seconds > 0 ? Double(tally.work.count) / seconds : 0
+        droppedFrames = tally.counted.totalLate
+        lateRunMax = tally.counted.longestLateRun
+        mainMs = BenchRun.summarise(tally.work)
+        presentMs = BenchRun.summarise(tally.presents)
+        intervalMs = BenchRun.summarise(tally.intervals)
+    }
+
+    /// The floor's cost over the bare SDL program's, when both were measured.
+    var overBare: Double? {
+        guard let costMs, let bareMs, bareMs > 0 else { return nil }
+        return costMs / bareMs
     }
 }
 
@@ -90,6 +147,8 @@ struct BenchReport: Codable, Sendable {
     var environment: Environment
     /// The scrolling runs, when that scenario ran.
     var runs: [BenchRun]?
+    /// The compositor's floor, per speed, when the scrolling or the compositor scenario ran.
+    var floor: [FloorRun]?
     /// The graphics steps, by their fixed names, when that scenario ran.
     var graphics: [String: GraphicsBenchmark.Result]?
     /// The naive full-resolution blur's cost as a ratio of the card blur's.
@@ -100,6 +159,8 @@ struct BenchReport: Codable, Sendable {
     var display: DisplayBenchmark.Result?
     /// Main-thread mode against async mode, per speed run in both.
     var comparison: [Comparison]?
+    /// The fixed workloads' instruction counts, when that scenario ran.
+    var instructions: [InstructionBenchmark.Count]?
 
     /// The main-thread mode's figures over the async mode's at one speed.
     struct Comparison: Codable, Sendable, Equatable {
@@ -142,6 +203,44 @@ struct BenchReport: Codable, Sendable {
         }
     }
 
+    /// Each run against the compositor's floor at its speed: the frames it presented as a share
+    /// of the floor's, and its frame's cost (main-thread work and present, p50) over the floor's;
+    /// then the floor's unpaced cost against bare SDL's.
+    var floorText: String {
+        guard let floor, !floor.isEmpty else { return "" }
+        var lines: [String] = []
+        let rows = (runs ?? []).compactMap { r -> [String]? in
+            guard let f = floor.first(where: { $0.speed == r.speed }), f.fps > 0 else { return nil }
+            let cost = r.mainMs.p50 + r.presentMs.p50, floorCost = f.mainMs.p50 + f.presentMs.p50
+            return [
+                r.mode == "sync" ? "main-thread" : r.mode, String(format: "%.0f pt/s", r.speed),
+                String(format: "%.0f%% (%.1f vs %.1f fps)", 100 * r.fps / f.fps, r.fps, f.fps),
+                String(format: "%d vs %d", r.droppedFrames, f.droppedFrames),
+                floorCost > 0
+                    ? String(format: "%.1fx (%.2f vs %.2f ms)", cost / floorCost, cost, floorCost) : "-",
+            ]
+        }
+        if !rows.isEmpty {
+            lines.append(
+                "over the compositor's floor (the same scroll's cards drawn with nothing else running, the same pacing):\n"
+                    + Self.format([["mode", "speed", "presented", "late", "frame cost p50 (main + present)"]] + rows))
+        }
+        let costs = floor.compactMap { f -> [String]? in
+            guard let cost = f.costMs else { return nil }
+            return [
+                String(format: "%.0f pt/s", f.speed), String(format: "%.2f ms", cost),
+                f.bareMs.map { String(format: "%.2f ms (%@)", $0, f.bareRenderer ?? "?") } ?? "-",
+                f.overBare.map { String(format: "%.2fx", $0) } ?? "-",
+            ]
+        }
+        if !costs.isEmpty {
+            lines.append(
+                "the floor unpaced, \(FloorRun.unpacedFrames) frames as fast as the renderer draws them, per frame:\n"
+                    + Self.format([["speed", "Canopy's compositor", "bare SDL", "ratio"]] + costs))
+        }
+        return lines.joined(separator: "\n")
+    }
+
     /// The comparison as lines under the table.
     var comparisonText: String {
         guard let comparison, !comparison.isEmpty else { return "" }
@@ -163,7 +262,7 @@ struct BenchReport: Codable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case environment, runs, graphics, layout, display, comparison
+        case environment, runs, floor, graphics, layout, display, comparison, instructions
         case graphicsRatios = "graphics_ratios"
     }
 
@@ -171,19 +270,39 @@ struct BenchReport: Codable, Sendable {
     var table: String {
         let header = [
             "mode", "speed", "fps", "late", "late run", "frame p50", "p90", "p99", "max", "main p50", "p99",
-            "overruns", "placeholders", "rasters", "cancelled", "textures MB", "rss MB", "first screen ms",
+            "overruns", "present p50", "placeholders", "rasters", "cancelled", "textures MB", "rss MB",
+            "first screen ms",
         ]
-        let rows = (runs ?? []).map { r in
+        func frames(
+            _ mode: String, _ speed: Double, _ fps: Double, _ late: Int, _ lateRun: Int, _ interval: BenchRun.Percentiles,
+            _ main: BenchRun.Percentiles, _ overruns: String, _ present: BenchRun.Percentiles
+        ) -> [String] {
             [
-                r.mode == "sync" ? "main-thread" : r.mode, String(format: "%.0f", r.speed), String(format: "%.1f", r.fps),
-                "\(r.droppedFrames)", "\(r.lateRunMax)", String(format: "%.1f", r.intervalMs.p50),
-                String(format: "%.1f", r.intervalMs.p90), String(format: "%.1f", r.intervalMs.p99),
-                String(format: "%.1f", r.intervalMs.max), String(format: "%.2f", r.mainMs.p50),
-                String(format: "%.2f", r.mainMs.p99), "\(r.mainOverruns)",
-                String(format: "%.4f", r.placeholderExposure), "\(r.rasters.completed)", "\(r.rasters.cancelled)",
-                String(format: "%.1f", r.textureMbPeak), String(format: "%.1f", r.rssMbPeak),
-                r.firstScreenMs.map { String(format: "%.0f", $0) } ?? "-",
+                mode, String(format: "%.0f", speed), String(format: "%.1f", fps), "\(late)", "\(lateRun)",
+                String(format: "%.1f", interval.p50), String(format: "%.1f", interval.p90),
+                String(format: "%.1f", interval.p99), String(format: "%.1f", interval.max),
+                String(format: "%.2f", main.p50), String(format: "%.2f", main.p99), overruns,
+                String(format: "%.2f", present.p50),
             ]
+        }
+        var rows: [[String]] = []
+        for speed in (floor ?? []).map(\.speed) + (runs ?? []).map(\.speed)
+        where !rows.contains(where: { $0[1] == String(format: "%.0f", speed) }) {
+            if let f = floor?.first(where: { $0.speed == speed }) {
+                rows.append(
+                    frames("floor", f.speed, f.fps, f.droppedFrames, f.lateRunMax, f.intervalMs, f.mainMs, "-", f.presentMs)
+                        + ["-", "-", "-", "-", "-", "-"])
+            }
+            for r in (runs ?? []) where r.speed == speed {
+                rows.append(
+                    frames(
+                        r.mode == "sync" ? "main-thread" : r.mode, r.speed, r.fps, r.droppedFrames, r.lateRunMax,
+                        r.intervalMs, r.mainMs, "\(r.mainOverruns)", r.presentMs) + [
+                            String(format: "%.4f", r.placeholderExposure), "\(r.rasters.completed)",
+                            "\(r.rasters.cancelled)", String(format: "%.1f", r.textureMbPeak),
+                            String(format: "%.1f", r.rssMbPeak), r.firstScreenMs.map { String(format: "%.0f", $0) } ?? "-",
+                        ])
+            }
         }
         return Self.format([header] + rows)
     }

@@ -73,10 +73,12 @@ struct BenchCommand: ParsableCommand {
         case async, sync, both
     }
 
-    /// What to measure: the scripted scroll, the drawing steps of a card on one core, the card's
-    /// layout on one core, the main thread's cost of landing a card and the display workers.
+    /// What to measure: the scripted scroll (beside the compositor's floor), the compositor's
+    /// floor alone with its cost per frame against bare SDL's, the drawing steps of a card on one
+    /// core, the card's layout on one core, the main thread's cost of landing a card and the
+    /// display workers.
     enum Scenario: String, CaseIterable, Sendable {
-        case scrolling, graphics, layout, display
+        case scrolling, compositor, graphics, layout, display, instructions
 
         static func parseList(_ text: String) throws -> [Scenario] {
             let names = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
@@ -96,7 +98,9 @@ struct BenchCommand: ParsableCommand {
     }
 
     @Option(
-        help: ArgumentHelp("What to measure, comma-separated: scrolling, graphics, layout, display, or all.", valueName: "LIST"),
+        help: ArgumentHelp(
+            "What to measure, comma-separated: scrolling, compositor, graphics, layout, display, instructions (under valgrind), or all.",
+            valueName: "LIST"),
         transform: Scenario.parseList)
     var scenario: [Scenario] = [.scrolling]
 
@@ -118,6 +122,11 @@ struct BenchCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Write the figures as JSON to FILE.", valueName: "FILE"))
     var json: String?
+
+    /// One workload of the instructions scenario, run in this process (what that scenario runs
+    /// under valgrind).
+    @Option(help: ArgumentHelp(visibility: .hidden))
+    var workload: String?
 
     @Option(
         help: ArgumentHelp(
@@ -144,6 +153,11 @@ struct BenchCommand: ParsableCommand {
         if let minDisplays { guard minDisplays >= 0 else { throw ValidationError("--min-displays must be zero or more") } }
         guard timeout > 0 else { throw ValidationError("--timeout must be more than zero seconds") }
         if let json { try checkWritable(json, option: "--json") }
+        if let workload, InstructionBenchmark.Workload(rawValue: workload) == nil {
+            throw ValidationError(
+                "unknown workload '\(workload)'; choose from \(InstructionBenchmark.Workload.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
+        }
     }
 
     static func parseSpeeds(_ text: String) throws -> [Double] {

@@ -98,6 +98,19 @@ struct Session {
             favouritesStore: favourites)
     }
 
+    /// Turns the app until `done` (by default: every visible card is displayed), or until
+    /// `timeout` seconds have passed; whether it came.
+    func settle(timeout: TimeInterval, until done: (Viewer) -> Bool = { $0.isDisplayComplete }) -> Bool {
+        let start = MonotonicClock.now()
+        while MonotonicClock.now() - start < timeout {
+            app.runTurn()
+            if done(viewer) { return true }
+            app.runLoop.setNeedsFrame()
+            app.runLoop.waitForNextFrame()
+        }
+        return false
+    }
+
     /// Turns on exactly the debug overlays named (`--overlays`).
     func show(_ overlays: [OverlayName]) {
         app.showsFPS = overlays.contains(.fps)

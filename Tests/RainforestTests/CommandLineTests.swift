@@ -247,6 +247,78 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(line.contains("\(completed) displays completed"), String(line))
     }
 
+    func testTheCompositorsFloorIsMeasuredBesideTheScrollAndAgainstBareSDL() throws {
+        let json = scratch.appendingPathComponent("floor.json").path
+        let outcome = try run(
+            [
+                "bench", "--scenario", "scrolling,compositor", "--cards", "40", "--duration", "0.5", "--speed", "2000",
+                "--size", "800x600", "--json", json,
+            ] + Self.patience)
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        XCTAssertTrue(outcome.stdout.contains("over the compositor's floor"), outcome.stdout)
+        XCTAssertTrue(outcome.stdout.contains("bare SDL"), outcome.stdout)
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
+        let floor = try XCTUnwrap((object?["floor"] as? [[String: Any]])?.first)
+        XCTAssertEqual(floor["speed"] as? Double, 2000)
+        let frames = floor["frames"] as? Int ?? 0, seconds = floor["duration_s"] as? Double ?? 0
+        XCTAssertGreaterThan(frames, 0)
+        XCTAssertEqual(floor["fps"] as? Double ?? 0, Double(frames) / seconds, accuracy: 0.01)
+        XCTAssertLessThanOrEqual(floor["dropped_frames"] as? Int ?? -1, frames)
+        // Both unpaced costs were measured, the bare program's built beside the bench (make
+        // test builds every product) on the renderer the bench uses.
+        XCTAssertGreaterThan(floor["cost_ms"] as? Double ?? 0, 0)
+        XCTAssertGreaterThan(floor["bare_ms"] as? Double ?? 0, 0)
+        XCTAssertEqual(floor["bare_renderer"] as? String, (object?["environment"] as? [String: Any])?["renderer"] as? String)
+        let runs = try XCTUnwrap(object?["runs"] as? [[String: Any]])
+        XCTAssertEqual(runs.count, 1)
+        XCTAssertNotNil(runs[0]["present_ms"] as? [String: Double])
+
+        // The floor alone: no scrolling runs.
+        let alone = try run(
+            ["bench", "--scenario", "compositor", "--cards", "40", "--duration", "0.3", "--speed", "2000", "--size", "800x600"]
+                + Self.patience)
+        XCTAssertEqual(alone.status, 0, alone.stderr)
+        XCTAssertTrue(alone.stdout.contains("the compositor's floor of scrolling"), alone.stdout)
+        XCTAssertFalse(alone.stdout.contains("async"), alone.stdout)
+    }
+
+    func testTheBareProgramReadsItsSceneAndNamesABadLine() throws {
+        let bare = Self.binary.deletingLastPathComponent().appendingPathComponent("bare-sdl-floor")
+        let scene = scratch.appendingPathComponent("scene.txt")
+        let lines = [
+            "window 200 150", "viewport 0 0 200 150", "end 300", "speed 1000", "refresh 60", "frames 20",
+            "card 10 10 80 120 1", "card 100 10 80 200 0", "card 10 140 80 120 1", "",
+        ]
+        try lines.joined(separator: "\n").write(to: scene, atomically: true, encoding: .utf8)
+        func runBare() throws -> CommandLineTests.Outcome {
+            let process = Process()
+            process.executableURL = bare
+            process.arguments = [scene.path]
+            process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "DISPLAY" }
+            let out = Pipe(), err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return .init(
+                status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+                stderr: String(decoding: e, as: UTF8.self))
+        }
+        let good = try runBare()
+        XCTAssertEqual(good.status, 0, good.stderr)
+        let fields = good.stdout.split(whereSeparator: \.isWhitespace).map(String.init)
+        XCTAssertEqual(fields.count, 6, good.stdout)
+        XCTAssertEqual(fields.first, "ms_per_frame")
+        XCTAssertGreaterThan(Double(fields[1]) ?? 0, 0)
+        XCTAssertEqual(Array(fields[4...]), ["frames", "20"])
+
+        try "window 200 150\ncard 10 10 eighty 120 1\n".write(to: scene, atomically: true, encoding: .utf8)
+        let bad = try runBare()
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertTrue(bad.stderr.contains("scene.txt:2: cannot read \"card 10 10 eighty 120 1\""), bad.stderr)
+    }
+
     func testTooFewDisplaysFailTheBench() throws {
         let outcome = try run(
             [

@@ -207,7 +207,7 @@ public final class FrameLoop {
         // The interval the user saw: present to present (with vsync the present waits for the
         // display; paced, the loop waited for its tick before the turn).
         let interval = wasIdle ? nil : lastPresent.map { (presented - $0) * 1000 }
-        statistics.record(start: start, workMs: workMs, intervalMs: interval)
+        statistics.record(start: start, workMs: workMs, presentMs: (presented - start) * 1000 - workMs, intervalMs: interval)
         lastTurnStart = start
         lastPresent = presented
         wasIdle = false

@@ -8,6 +8,9 @@ public struct FrameSample: Sendable, Equatable {
     /// Main-thread work: from the start of the turn to the present call, in milliseconds (the
     /// present itself, and the renderer's work in it, are not counted).
     public var workMs: Double
+    /// The present call: handing the frame to the renderer, and waiting for it when the renderer
+    /// is behind (vsync, or a software rasterizer's frames in flight), in milliseconds.
+    public var presentMs: Double
     /// What the user saw: the time from the previous frame's present to this one's, in
     /// milliseconds; nil for the first frame and for a frame that followed an idle wait (the loop
     /// slept because nothing needed drawing).
@@ -50,10 +53,11 @@ public struct FrameStatistics: Sendable {
 
     /// Records a frame; whether it was late and whether its work overran come from the refresh
     /// period.
-    public mutating func record(start: TimeInterval, workMs: Double, intervalMs: Double?) {
+    public mutating func record(start: TimeInterval, workMs: Double, presentMs: Double = 0, intervalMs: Double?) {
         let isLate = intervalMs.map { $0 > budgetMs * Self.lateFactor } ?? false
         let sample = FrameSample(
-            start: start, workMs: workMs, intervalMs: intervalMs, isLate: isLate, overran: workMs > budgetMs)
+            start: start, workMs: workMs, presentMs: presentMs, intervalMs: intervalMs, isLate: isLate,
+            overran: workMs > budgetMs)
         if ring.count < capacity {
             ring.append(sample)
         } else {

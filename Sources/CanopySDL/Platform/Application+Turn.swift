@@ -113,3 +113,14 @@ extension Application {
         compositor.scale = scale
     }
 }
+
+extension Application {
+    /// Waits until the renderer has drawn every frame presented so far, by reading one pixel back
+    /// (a software rasterizer such as llvmpipe, like a GPU, draws a frame after its present
+    /// returns): what a benchmark calls before it stops the clock.
+    public func finishRendering() {
+        var pixel: UInt32 = 0
+        var rect = SDL_Rect(x: 0, y: 0, w: 1, h: 1)
+        SDL_RenderReadPixels(renderer, &rect, SDL_PIXELFORMAT_ABGR8888.rawValue, &pixel, 4)
+    }
+}
