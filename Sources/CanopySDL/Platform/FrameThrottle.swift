@@ -1,7 +1,7 @@
 import CSDL2
 import Foundation
 
-/// Keeps the OpenGL renderer at most `framesInFlight` presented frames ahead of the driver.
+/// Keeps the OpenGL renderer at most `maximumFramesInFlight` presented frames ahead of the driver.
 ///
 /// Presenting only queues a frame: a GPU, or Mesa's llvmpipe, which rasterizes on threads of its
 /// own, draws it later. A display's vsync holds the main thread back when the driver falls
@@ -9,11 +9,17 @@ import Foundation
 /// starved of CPU (a busy machine) falls further and further behind. Each queued llvmpipe frame
 /// keeps its scene, and the scenes it made are kept for reuse: in a soak under load, 520 MB
 /// allocated inside `SDL_RenderPresent` was still held minutes later (heaptrack), with our own
-/// textures at rest unchanged. So after each present a fence marks the frame, and the present
-/// `framesInFlight` frames later waits for that fence (GL 3.2 / ARB_sync, looked up through SDL;
-/// without them, or with another renderer, nothing is done). When the driver keeps up, the
-/// fence is long signalled and the wait returns at once. Main thread, with the renderer's
-/// context current (during present).
+/// textures at rest unchanged. So every `fenceInterval` presents a fence marks the frame, and the
+/// next fence's present waits for the one before (GL 3.2 / ARB_sync, looked up through SDL;
+/// without them, or with another renderer, nothing is done): the driver is never more than
+/// `maximumFramesInFlight` (two intervals) behind. When it keeps up, the fence is long signalled
+/// and the wait returns at once.
+///
+/// Not a fence every frame: on llvmpipe each fence costs the rasterizer a synchronisation, and
+/// with one a frame the compositor's floor at 2x took 1.5 to 1.9 times the bare SDL program's
+/// frame (which has none), against 1.1 to 1.3 with one every 4 frames and 1.0 to 1.1 with
+/// none (docs/notes/compositor-floor.md). Main thread, with the renderer's context current
+/// (during present).
 @MainActor
 final class FrameThrottle {
     private typealias FenceSync = @convention(c) (UInt32, UInt32) -> OpaquePointer?
@@ -27,12 +33,17 @@ final class FrameThrottle {
     private let fenceSync: FenceSync
     private let clientWaitSync: ClientWaitSync
     private let deleteSync: DeleteSync
-    let framesInFlight: Int
-    /// The fences of the frames presented and not yet waited for, oldest first.
+    /// Presents between fences.
+    let fenceInterval: Int
+    /// The most frames presented and not yet drawn: two intervals.
+    var maximumFramesInFlight: Int { 2 * fenceInterval }
+    /// The fences of the frames presented and not yet waited for, oldest first (at most one).
     private(set) var fences: [OpaquePointer] = []
+    /// Presents since the last fence.
+    private var presentsSinceFence = 0
 
     /// A throttle for the OpenGL renderer, or nil when the renderer or the driver cannot fence.
-    init?(rendererName: String, framesInFlight: Int = 2) {
+    init?(rendererName: String, fenceInterval: Int = 4) {
         // GL's loaders return a stub for any name: the extension says whether fences exist.
         guard rendererName == "opengl", SDL_GL_GetCurrentContext() != nil,
             SDL_GL_ExtensionSupported("GL_ARB_sync") == SDL_TRUE,
@@ -43,13 +54,17 @@ final class FrameThrottle {
         fenceSync = unsafeBitCast(fence, to: FenceSync.self)
         clientWaitSync = unsafeBitCast(wait, to: ClientWaitSync.self)
         deleteSync = unsafeBitCast(delete, to: DeleteSync.self)
-        self.framesInFlight = max(1, framesInFlight)
+        self.fenceInterval = max(1, fenceInterval)
     }
 
-    /// After a present: marks the frame, and waits for the one `framesInFlight` frames back.
+    /// After a present: every `fenceInterval` presents, marks the frame and waits for the frame
+    /// marked before.
     func framePresented() {
+        presentsSinceFence += 1
+        guard presentsSinceFence >= fenceInterval else { return }
+        presentsSinceFence = 0
         if let fence = fenceSync(Self.syncGPUCommandsComplete, 0) { fences.append(fence) }
-        while fences.count > framesInFlight {
+        while fences.count > 1 {
             let oldest = fences.removeFirst()
             _ = clientWaitSync(oldest, Self.syncFlushCommandsBit, Self.timeoutNanoseconds)
             deleteSync(oldest)
