@@ -9,18 +9,27 @@ import Foundation
 extension Compositor {
     /// Strokes a rect's edges inward by `width` points: its four edges filled in one draw.
     public func strokeInside(_ rect: CGRect, width: CGFloat, color: Color, alpha: CGFloat = 1) {
+        let w = min(width, rect.width / 2), h = min(width, rect.height / 2)
+        fill(
+            [
+                CGRect(x: rect.minX, y: rect.minY, width: rect.width, height: h),
+                CGRect(x: rect.minX, y: rect.maxY - h, width: rect.width, height: h),
+                CGRect(x: rect.minX, y: rect.minY + h, width: w, height: rect.height - 2 * h),
+                CGRect(x: rect.maxX - w, y: rect.minY + h, width: w, height: rect.height - 2 * h),
+            ], color: color, alpha: alpha)
+    }
+
+    /// Fills rects given in window points with one colour, in one draw (a software rasterizer
+    /// pays for each draw call: a graph's bars cost one, not one each). Overlapping rects blend
+    /// twice where the colour is translucent.
+    public func fill(_ rects: [CGRect], color: Color, alpha: CGFloat = 1) {
         let c = color.withAlpha(color.alpha * alpha).rgba8
         guard c.a > 0 else { return }
-        let w = min(width, rect.width / 2), h = min(width, rect.height / 2)
-        var edges = [
-            CGRect(x: rect.minX, y: rect.minY, width: rect.width, height: h),
-            CGRect(x: rect.minX, y: rect.maxY - h, width: rect.width, height: h),
-            CGRect(x: rect.minX, y: rect.minY + h, width: w, height: rect.height - 2 * h),
-            CGRect(x: rect.maxX - w, y: rect.minY + h, width: w, height: rect.height - 2 * h),
-        ].map { inTarget(pixelRect($0)) }.filter { $0.w > 0 && $0.h > 0 }
+        var pixels = rects.map { inTarget(pixelRect($0)) }.filter { $0.w > 0 && $0.h > 0 }
+        guard !pixels.isEmpty else { return }
         SDL_SetRenderDrawBlendMode(renderer, c.a == 255 ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND)
         SDL_SetRenderDrawColor(renderer, c.r, c.g, c.b, c.a)
-        SDL_RenderFillRects(renderer, &edges, Int32(edges.count))
+        SDL_RenderFillRects(renderer, &pixels, Int32(pixels.count))
     }
 
     /// Strokes a rounded rect's edges inward by `width` points: the outer edge has the corner

@@ -73,18 +73,23 @@ struct FPSOverlay {
         let orange = Color(red: 0.98, green: 0.60, blue: 0.15)
         let grey = Color(white: 0.55)
         let red = Color(red: 0.95, green: 0.25, blue: 0.20)
-        func barHeight(_ ms: Double) -> CGFloat { max(1, CGFloat(min(1, ms / range)) * graph.height) }
-        for (i, frame) in frames.enumerated() {
-            let x = firstX + CGFloat(i) * Self.barWidth
-            if let interval = frame.intervalMs {
-                let h = barHeight(interval)
-                compositor.fill(
-                    CGRect(x: x, y: graph.maxY - h, width: Self.barWidth, height: h), color: frame.isLate ? red : grey)
-            }
-            let h = barHeight(frame.workMs)
-            compositor.fill(
-                CGRect(x: x, y: graph.maxY - h, width: Self.barWidth, height: h), color: frame.overran ? orange : green)
+        func bar(_ i: Int, _ ms: Double) -> CGRect {
+            let h = max(1, CGFloat(min(1, ms / range)) * graph.height)
+            return CGRect(x: firstX + CGFloat(i) * Self.barWidth, y: graph.maxY - h, width: Self.barWidth, height: h)
         }
+        // Each colour's bars in one draw: the intervals, then the main-thread work inside them.
+        var intervals: (onTime: [CGRect], late: [CGRect]) = ([], [])
+        var work: (inBudget: [CGRect], overran: [CGRect]) = ([], [])
+        for (i, frame) in frames.enumerated() {
+            if let interval = frame.intervalMs {
+                if frame.isLate { intervals.late.append(bar(i, interval)) } else { intervals.onTime.append(bar(i, interval)) }
+            }
+            if frame.overran { work.overran.append(bar(i, frame.workMs)) } else { work.inBudget.append(bar(i, frame.workMs)) }
+        }
+        compositor.fill(intervals.onTime, color: grey)
+        compositor.fill(intervals.late, color: red)
+        compositor.fill(work.inBudget, color: green)
+        compositor.fill(work.overran, color: orange)
         let budgetY = graph.maxY - CGFloat(1 / Self.graphRangeInBudgets) * graph.height
         compositor.fill(CGRect(x: graph.minX, y: budgetY, width: graph.width, height: 1), color: Color(white: 1, alpha: 0.7))
         y = graph.maxY + 6
