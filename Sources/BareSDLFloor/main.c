@@ -4,8 +4,9 @@
  * `rainforest bench --scenario compositor` writes the scene of a scroll (the window, the
  * collection's viewport, the cards' rects in content pixels and whether each is opaque) and runs
  * this program on it. It opens a hidden window on SDL's offscreen video driver with the same
- * renderer the bench uses, makes one texture per card size, and draws the scroll's frames as fast
- * as the renderer takes them: clear, clip to the viewport, each visible card's texture copied
+ * renderer the bench uses and draws the scroll's frames as fast as the renderer takes them (after
+ * a first, untimed pass over the same frames that makes the textures: one for each card of a size
+ * on screen at once, as the floor's layers have): clear, clip to the viewport, each visible card's texture copied
  * 1:1 at whole pixels with nearest sampling, opaque cards without blending and the others with
  * premultiplied blending, then present. After the last frame it reads a pixel back, so the time
  * includes the renderer's work, and prints "ms_per_frame X renderer NAME frames N".
@@ -24,9 +25,12 @@ typedef struct {
     int x, y, w, h, opaque, texture;
 } Card;
 
+/* The textures of one card size: as many as cards of that size are on screen at once, like the
+   compositor's floor, whose layers of one bitmap each have a texture of their own. */
 typedef struct {
     int w, h, opaque;
-    SDL_Texture *texture;
+    SDL_Texture **textures;
+    int count, used;
 } Texture;
 
 static int fail(const char *what) {
@@ -122,7 +126,7 @@ int main(int argc, char **argv) {
         SDL_ComposeCustomBlendMode(SDL_BLENDFACTOR_ONE, SDL_BLENDFACTOR_ONE_MINUS_SRC_ALPHA, SDL_BLENDOPERATION_ADD,
                                    SDL_BLENDFACTOR_ONE, SDL_BLENDFACTOR_ONE_MINUS_SRC_ALPHA, SDL_BLENDOPERATION_ADD);
 
-    /* One texture per card size and opacity. */
+    /* The card sizes and opacities; their textures are made as the scroll first needs them. */
     Texture *textures = calloc((size_t)(count ? count : 1), sizeof(Texture));
     int distinct = 0;
     for (int i = 0; i < count; i++) {
@@ -134,40 +138,56 @@ int main(int argc, char **argv) {
             textures[t].w = cards[i].w;
             textures[t].h = cards[i].h;
             textures[t].opaque = cards[i].opaque;
-            textures[t].texture = make_texture(renderer, cards[i].w, cards[i].h, cards[i].opaque, premultiplied);
-            if (!textures[t].texture) return fail("SDL_CreateTexture");
+            textures[t].textures = calloc((size_t)count, sizeof(SDL_Texture *));
+            if (!textures[t].textures) return 1;
             distinct++;
         }
         cards[i].texture = t;
     }
 
-    double position = 0;
-    int down = 1;
     Uint32 pixel;
     SDL_Rect one = {0, 0, 1, 1};
-    SDL_RenderReadPixels(renderer, &one, SDL_PIXELFORMAT_ABGR8888, &pixel, 4);
-    Uint64 start = SDL_GetPerformanceCounter();
-    for (int frame = 0; frame < frames; frame++) {
-        position += down ? speed / refresh : -speed / refresh;
-        if (position >= end) { position = end > 0 ? end : 0; down = 0; }
-        if (position <= 0) { position = 0; down = 1; }
-        int offset = (int)(position + 0.5);
-        SDL_RenderSetClipRect(renderer, NULL);
-        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255);
-        SDL_RenderClear(renderer);
-        SDL_RenderSetClipRect(renderer, &viewport);
-        for (int i = 0; i < count; i++) {
-            Card *c = &cards[i];
-            if (c->y + c->h <= offset || c->y >= offset + viewport.h) continue;
-            SDL_Rect to = {viewport.x + c->x, viewport.y + c->y - offset, c->w, c->h};
-            SDL_RenderCopy(renderer, textures[c->texture].texture, NULL, &to);
+    Uint64 start = 0;
+    /* Twice over the same frames: the first pass makes the textures (unmeasured), the second is timed. */
+    for (int pass = 0; pass < 2; pass++) {
+        double position = 0;
+        int down = 1;
+        if (pass == 1) {
+            SDL_RenderReadPixels(renderer, &one, SDL_PIXELFORMAT_ABGR8888, &pixel, 4);
+            start = SDL_GetPerformanceCounter();
         }
-        SDL_RenderPresent(renderer);
+        for (int frame = 0; frame < frames; frame++) {
+            position += down ? speed / refresh : -speed / refresh;
+            if (position >= end) { position = end > 0 ? end : 0; down = 0; }
+            if (position <= 0) { position = 0; down = 1; }
+            int offset = (int)(position + 0.5);
+            SDL_RenderSetClipRect(renderer, NULL);
+            SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255);
+            SDL_RenderClear(renderer);
+            SDL_RenderSetClipRect(renderer, &viewport);
+            for (int t = 0; t < distinct; t++) textures[t].used = 0;
+            for (int i = 0; i < count; i++) {
+                Card *c = &cards[i];
+                if (c->y + c->h <= offset || c->y >= offset + viewport.h) continue;
+                Texture *t = &textures[c->texture];
+                if (t->used == t->count) {
+                    t->textures[t->count] = make_texture(renderer, t->w, t->h, t->opaque, premultiplied);
+                    if (!t->textures[t->count]) return fail("SDL_CreateTexture");
+                    t->count++;
+                }
+                SDL_Rect to = {viewport.x + c->x, viewport.y + c->y - offset, c->w, c->h};
+                SDL_RenderCopy(renderer, t->textures[t->used++], NULL, &to);
+            }
+            SDL_RenderPresent(renderer);
+        }
     }
     SDL_RenderReadPixels(renderer, &one, SDL_PIXELFORMAT_ABGR8888, &pixel, 4);
     double seconds = (double)(SDL_GetPerformanceCounter() - start) / (double)SDL_GetPerformanceFrequency();
     printf("ms_per_frame %.3f renderer %s frames %d\n", seconds * 1000 / frames, info.name, frames);
-    for (int t = 0; t < distinct; t++) SDL_DestroyTexture(textures[t].texture);
+    for (int t = 0; t < distinct; t++) {
+        for (int k = 0; k < textures[t].count; k++) SDL_DestroyTexture(textures[t].textures[k]);
+        free(textures[t].textures);
+    }
     free(textures);
     free(cards);
     SDL_DestroyRenderer(renderer);
