@@ -13,11 +13,25 @@ extension BenchCommand {
         var options = collection
         if options.cards == nil && options.images == nil { options.cards = 1000 }
         let content = try Content.load(options)
+        if workload == Self.firstScreenWorkload {
+            try StartupBenchmark.runChild(
+                options: options, content: content, contentLoaded: MonotonicClock.now(), rendering: rendering,
+                timeout: timeout)
+            return
+        }
         if let workload = workload.flatMap(InstructionBenchmark.Workload.init(rawValue:)) {
             try InstructionBenchmark.runWorkload(workload, content: content, options: options)
             return
         }
         var report = BenchReport(environment: .init(cores: ProcessInfo.processInfo.activeProcessorCount))
+        if scenario.contains(.startup) {
+            print(
+                "bench: the first screen, from launch to every visible card on screen whole, in ms: cold (a new process, \(StartupBenchmark.runs) in a row) and warm (a second window in the same process)"
+            )
+            let phases = try StartupBenchmark.run(arguments: childArguments(options))
+            report.startup = phases
+            print(StartupBenchmark.table(phases))
+        }
         if scenario.contains(.scrolling) || scenario.contains(.compositor) {
             try runScrolling(options: options, content: content, into: &report)
         }
@@ -86,6 +100,17 @@ extension BenchCommand {
         }
         let artist = try GraphicsBenchmark.sampleArtist(photoPath: jpeg, photo: photo, deck: content.deck)
         return try DisplayBenchmark(artist: artist, deck: content.deck, resources: content.resources).run(app: app)
+    }
+
+    /// The options a child run of the bench is given to open the same viewer.
+    private func childArguments(_ options: CollectionOptions) -> [String] {
+        var arguments = ["--page-size", "\(options.pageSize)", "--timeout", "\(timeout)"]
+        arguments += ["--scale", "\(rendering.scale)", "--refresh", "\(rendering.refresh)"]
+        if let cards = options.cards { arguments += ["--cards", "\(cards)"] }
+        if let images = options.images { arguments += ["--images", images] }
+        if let size = options.size { arguments += ["--size", size.description] }
+        if let resources = options.resources { arguments += ["--resources", resources] }
+        return arguments
     }
 
     /// The scrolling runs and the compositor's floor. The floor's scene is taken once, for the

@@ -159,6 +159,8 @@ struct BenchReport: Codable, Sendable {
     var display: DisplayBenchmark.Result?
     /// Main-thread mode against async mode, per speed run in both.
     var comparison: [Comparison]?
+    /// The first screen's phases in new processes, when the startup scenario ran.
+    var startup: [StartupBenchmark.Phases]?
     /// The fixed workloads' instruction counts, when that scenario ran.
     var instructions: [InstructionBenchmark.Count]?
 
@@ -262,7 +264,7 @@ struct BenchReport: Codable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case environment, runs, floor, graphics, layout, display, comparison, instructions
+        case environment, runs, floor, startup, graphics, layout, display, comparison, instructions
         case graphicsRatios = "graphics_ratios"
     }
 

@@ -78,7 +78,7 @@ struct BenchCommand: ParsableCommand {
     /// core, the card's layout on one core, the main thread's cost of landing a card and the
     /// display workers.
     enum Scenario: String, CaseIterable, Sendable {
-        case scrolling, compositor, graphics, layout, display, instructions
+        case scrolling, compositor, startup, graphics, layout, display, instructions
 
         static func parseList(_ text: String) throws -> [Scenario] {
             let names = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
@@ -99,7 +99,7 @@ struct BenchCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "What to measure, comma-separated: scrolling, compositor, graphics, layout, display, instructions (under valgrind), or all.",
+            "What to measure, comma-separated: scrolling, compositor, startup, graphics, layout, display, instructions (under valgrind), or all.",
             valueName: "LIST"),
         transform: Scenario.parseList)
     var scenario: [Scenario] = [.scrolling]
@@ -123,8 +123,8 @@ struct BenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write the figures as JSON to FILE.", valueName: "FILE"))
     var json: String?
 
-    /// One workload of the instructions scenario, run in this process (what that scenario runs
-    /// under valgrind).
+    /// One workload of the instructions scenario (what that scenario runs under valgrind), or
+    /// `first-screen` (what the startup scenario runs), run in this process.
     @Option(help: ArgumentHelp(visibility: .hidden))
     var workload: String?
 
@@ -153,12 +153,13 @@ struct BenchCommand: ParsableCommand {
         if let minDisplays { guard minDisplays >= 0 else { throw ValidationError("--min-displays must be zero or more") } }
         guard timeout > 0 else { throw ValidationError("--timeout must be more than zero seconds") }
         if let json { try checkWritable(json, option: "--json") }
-        if let workload, InstructionBenchmark.Workload(rawValue: workload) == nil {
-            throw ValidationError(
-                "unknown workload '\(workload)'; choose from \(InstructionBenchmark.Workload.allCases.map(\.rawValue).joined(separator: ", "))"
-            )
+        if let workload, workload != Self.firstScreenWorkload, InstructionBenchmark.Workload(rawValue: workload) == nil {
+            let names = InstructionBenchmark.Workload.allCases.map(\.rawValue) + [Self.firstScreenWorkload]
+            throw ValidationError("unknown workload '\(workload)'; choose from \(names.joined(separator: ", "))")
         }
     }
+
+    static let firstScreenWorkload = "first-screen"
 
     static func parseSpeeds(_ text: String) throws -> [Double] {
         let values = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Canopy
 import CanopyMemory
 import CanopySDL
 import Foundation
@@ -8,6 +9,10 @@ import Logging
 /// line and runs the command. Every failure the user can cause ends with one line on standard
 /// error and exit status 2.
 public enum RainforestMain {
+    /// When the program reached its entry point (monotonic seconds): `bench --scenario startup`
+    /// measures the first screen from there.
+    @MainActor static var startTime = MonotonicClock.now()
+
     /// How a run ended, when it did not exit by itself.
     private enum Ending {
         case finished
@@ -18,6 +23,7 @@ public enum RainforestMain {
 
     @MainActor
     public static func main() {
+        startTime = MonotonicClock.now()
         // Before any other thread allocates: one arena, which the memory trim reaches whole.
         MallocArenas.limitToOne()
         setlocale(LC_CTYPE, "")  // the user's character set, for the window system's text

@@ -319,6 +319,25 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(bad.stderr.contains("scene.txt:2: cannot read \"card 10 10 eighty 120 1\""), bad.stderr)
     }
 
+    func testTheStartupScenarioTimesTheFirstScreenColdAndWarmInNewProcesses() throws {
+        let json = scratch.appendingPathComponent("startup.json").path
+        let outcome = try run(
+            ["bench", "--scenario", "startup", "--cards", "40", "--size", "800x600", "--json", json] + Self.patience)
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        XCTAssertTrue(outcome.stdout.contains("first screen (cold)"), outcome.stdout)
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
+        let runs = try XCTUnwrap(object?["startup"] as? [[String: Double]])
+        XCTAssertEqual(runs.count, 3)
+        for run in runs {
+            // The phases in the order they happen, each from the child's start.
+            let phases = ["launch_ms", "content_ms", "window_ms", "first_frame_ms", "first_screen_ms"].map { run[$0] ?? -1 }
+            XCTAssertGreaterThan(phases[0], 0, "\(run)")
+            XCTAssertEqual(phases, phases.sorted(), "\(run)")
+            XCTAssertGreaterThan(run["warm_first_screen_ms"] ?? 0, 0, "\(run)")
+        }
+        XCTAssertNil(object?["runs"], "no scrolling runs")
+    }
+
     func testTooFewDisplaysFailTheBench() throws {
         let outcome = try run(
             [
