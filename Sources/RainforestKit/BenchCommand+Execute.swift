@@ -91,14 +91,7 @@ extension BenchCommand {
         }
         defer { app.close() }
         app.showsFPS = false
-        let jpeg = content.resources.imageURL("images/red-panda.jpg").path
-        let photo: Bitmap
-        do {
-            photo = try ImageDecoder.decode(contentsOf: jpeg)
-        } catch {
-            throw UserFacingError(message: "bench: \(error.description)")
-        }
-        let artist = try GraphicsBenchmark.sampleArtist(photoPath: jpeg, photo: photo, deck: content.deck)
+        let artist = try GraphicsBenchmark.sampleArtist(resources: content.resources, deck: content.deck)
         return try DisplayBenchmark(artist: artist, deck: content.deck, resources: content.resources).run(app: app)
     }
 
@@ -167,6 +160,9 @@ extension BenchCommand {
         defer { floor.close() }
         environment.renderer = floor.app.rendererName
         environment.videoDriver = floor.app.videoDriver
+        environment.size = (collection.size ?? Session.defaultSize).description
+        environment.scale = Double(floor.app.scale)
+        environment.refreshHz = floor.app.runLoop.pacing.refreshRate
         floor.warmUp(distance: distance)
         let paced = floor.runPaced(speed: speed, duration: duration)
         var run = FloorRun(speed: speed, tally: paced.tally, seconds: paced.seconds)

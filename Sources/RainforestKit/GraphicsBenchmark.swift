@@ -88,6 +88,18 @@ struct GraphicsBenchmark {
         return results
     }
 
+    /// The red panda's card, its photo read from `resources` (the benchmarks that draw one card).
+    static func sampleArtist(resources: Resources, deck: CardDeck) throws(UserFacingError) -> CardArtist {
+        let jpeg = resources.imageURL("images/red-panda.jpg").path
+        let photo: Bitmap
+        do {
+            photo = try ImageDecoder.decode(contentsOf: jpeg)
+        } catch {
+            throw UserFacingError(message: "bench: \(error.description)")
+        }
+        return try sampleArtist(photoPath: jpeg, photo: photo, deck: deck)
+    }
+
     /// The red panda's card (or the deck's first), drawn from its photo as the image cache holds
     /// it: decoded to cover the card at 1x.
     static func sampleArtist(photoPath: String, photo: Bitmap, deck: CardDeck) throws(UserFacingError) -> CardArtist {

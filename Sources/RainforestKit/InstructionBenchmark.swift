@@ -44,15 +44,8 @@ enum InstructionBenchmark {
     static func runWorkload(_ workload: Workload, content: Content, options: CollectionOptions) throws {
         switch workload {
         case .card1x, .card2x:
-            let jpeg = content.resources.imageURL("images/red-panda.jpg").path
-            let photo: Bitmap
-            do {
-                photo = try ImageDecoder.decode(contentsOf: jpeg)
-            } catch {
-                throw UserFacingError(message: "bench: \(error.description)")
-            }
             try GraphicsLibrary.initialize()
-            let artist = try GraphicsBenchmark.sampleArtist(photoPath: jpeg, photo: photo, deck: content.deck)
+            let artist = try GraphicsBenchmark.sampleArtist(resources: content.resources, deck: content.deck)
             let scale: CGFloat = workload == .card1x ? 1 : 2
             _ = try artist.draw(scale: scale)  // fonts opened, glyphs cached: a card as the viewer draws most
             try measured { _ = try artist.draw(scale: scale) }

@@ -11,7 +11,13 @@ import Foundation
 enum StartupBenchmark {
     /// The environment variable that carries the parent's clock reading at the child's start.
     static let spawnedAtVariable = "RAINFOREST_SPAWNED_AT"
+    /// When set to a file name, each child traces its cold first screen (from the window's
+    /// creation to every visible card on screen) into that file, numbered by run:
+    /// `NAME-1.json`... (Chrome trace-event JSON, as key T writes).
+    static let traceVariable = "RAINFOREST_TRACE_FIRST_SCREEN"
     static let runs = 3
+    /// The child's run number, for its trace's file name.
+    static let runVariable = "RAINFOREST_STARTUP_RUN"
 
     /// One child's figures, in milliseconds from its start.
     struct Phases: Codable, Sendable, Equatable {
@@ -51,6 +57,8 @@ enum StartupBenchmark {
         var phases = Phases(
             launchMs: ms(RainforestMain.startTime), contentMs: ms(contentLoaded), windowMs: 0, firstFrameMs: 0,
             firstScreenMs: 0, warmFirstScreenMs: 0)
+        let tracePath = environment[traceVariable].flatMap { $0.isEmpty ? nil : $0 }
+        if tracePath != nil { Tracer.shared.start() }
         do {
             let session = try Session(collection: options, headless: true, rendering: rendering, content: content)
             defer { session.app.close() }
@@ -61,6 +69,16 @@ enum StartupBenchmark {
                 throw UserFacingError(message: "bench: the first screen did not come within \(timeout) s", status: 1)
             }
             phases.firstScreenMs = ms(MonotonicClock.now())
+        }
+        if let tracePath {
+            let url = URL(fileURLWithPath: tracePath)
+            let run = environment[runVariable] ?? "1"
+            let file = url.deletingPathExtension().path + "-\(run)." + (url.pathExtension.isEmpty ? "json" : url.pathExtension)
+            do {
+                try Tracer.shared.stop().write(to: URL(fileURLWithPath: file))
+            } catch {
+                throw UserFacingError(message: "\(file): cannot write the trace (\(error.localizedDescription))", status: 1)
+            }
         }
         let warmStart = MonotonicClock.now()
         let warm = try Session(collection: options, headless: true, rendering: rendering, content: content)
@@ -79,13 +97,14 @@ enum StartupBenchmark {
             throw UserFacingError(message: "bench: cannot find this program's file", status: 1)
         }
         var results: [Phases] = []
-        for _ in 0..<runs {
+        for run in 1...runs {
             let process = Process()
             process.executableURL = own
             process.arguments = ["bench", "--workload", "first-screen"] + arguments
             let output = Pipe()
             process.standardOutput = output
             var environment = ProcessInfo.processInfo.environment
+            environment[runVariable] = "\(run)"
             environment[spawnedAtVariable] = String(MonotonicClock.now())
             process.environment = environment
             do {

@@ -83,8 +83,8 @@ public final class Compositor {
     }
 
     /// What a frame drew: its texture copies, how many of them without blending and how many
-    /// sampled nearest (drawn at their own size), and the layers outside the clip whose own
-    /// drawing was skipped.
+    /// sampled nearest (drawn at their own size), the layers outside the clip whose own drawing
+    /// was skipped, and the backgrounds not drawn because opaque contents covered them.
     public struct DrawCounts: Equatable, Sendable {
         public var textures = 0
         public var opaqueTextures = 0
