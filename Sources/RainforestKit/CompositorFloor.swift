@@ -315,27 +315,20 @@ enum BareSDLFloor {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(
             "rainforest-floor-\(ProcessInfo.processInfo.processIdentifier).txt")
         defer { try? FileManager.default.removeItem(at: file) }
-        let process = Process()
-        let output = Pipe()
         do {
             try script.write(to: file, atomically: true, encoding: .utf8)
-            process.executableURL = executable
-            process.arguments = [file.path]
-            process.standardOutput = output
-            try process.run()
         } catch {
-            throw UserFacingError(message: "bench: cannot run \(executable.path): \(error.localizedDescription)", status: 1)
+            throw UserFacingError(message: "bench: cannot write \(file.path): \(error.localizedDescription)", status: 1)
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        // It prints "ms_per_frame 6.61 renderer opengl".
-        let fields = text.split(whereSeparator: \.isWhitespace).map(String.init)
-        guard process.terminationStatus == 0, let i = fields.firstIndex(of: "ms_per_frame"), i + 1 < fields.count,
+        let outcome = try ChildProcess.run(executable, [file.path])
+        // It prints "ms_per_frame 6.61 renderer opengl frames 300".
+        let fields = outcome.output.split(whereSeparator: \.isWhitespace).map(String.init)
+        guard outcome.status == 0, let i = fields.firstIndex(of: "ms_per_frame"), i + 1 < fields.count,
             let ms = Double(fields[i + 1])
         else {
             throw UserFacingError(
-                message: "bench: \(executable.lastPathComponent) failed (status \(process.terminationStatus)): \(text)",
+                message:
+                    "bench: \(executable.lastPathComponent) failed (status \(outcome.status)): \(outcome.output)\(outcome.errorsTail)",
                 status: 1)
         }
         let renderer = fields.firstIndex(of: "renderer").flatMap { $0 + 1 < fields.count ? fields[$0 + 1] : nil }

@@ -150,23 +150,9 @@ enum InstructionBenchmark {
     private static func execute(
         _ tool: URL, _ arguments: [String], environment extra: [String: String] = [:], what: String
     ) throws(UserFacingError) {
-        let process = Process()
-        process.executableURL = tool
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw UserFacingError(message: "bench: cannot run \(tool.path): \(error.localizedDescription)", status: 1)
-        }
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let tail = text.split(separator: "\n").suffix(5).joined(separator: "\n")
-            throw UserFacingError(message: "bench: \(what) failed (status \(process.terminationStatus)):\n\(tail)", status: 1)
+        let outcome = try ChildProcess.run(tool, arguments, environment: extra)
+        guard outcome.status == 0 else {
+            throw UserFacingError(message: "bench: \(what) failed (status \(outcome.status)):\n\(outcome.errorsTail)", status: 1)
         }
     }
 }

@@ -98,27 +98,15 @@ enum StartupBenchmark {
         }
         var results: [Phases] = []
         for run in 1...runs {
-            let process = Process()
-            process.executableURL = own
-            process.arguments = ["bench", "--workload", "first-screen"] + arguments
-            let output = Pipe()
-            process.standardOutput = output
-            var environment = ProcessInfo.processInfo.environment
-            environment[runVariable] = "\(run)"
-            environment[spawnedAtVariable] = String(MonotonicClock.now())
-            process.environment = environment
-            do {
-                try process.run()
-            } catch {
-                throw UserFacingError(message: "bench: cannot start \(own.path): \(error.localizedDescription)", status: 1)
-            }
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            let line = String(decoding: data, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
-            guard process.terminationStatus == 0, let phases = try? JSONDecoder().decode(Phases.self, from: Data(line.utf8))
+            let outcome = try ChildProcess.run(
+                own, ["bench", "--workload", "first-screen"] + arguments,
+                environment: [runVariable: "\(run)", spawnedAtVariable: String(MonotonicClock.now())])
+            let line = outcome.output.split(separator: "\n").last.map(String.init) ?? ""
+            guard outcome.status == 0, let phases = try? JSONDecoder().decode(Phases.self, from: Data(line.utf8))
             else {
                 throw UserFacingError(
-                    message: "bench: the first-screen run failed (status \(process.terminationStatus)): \(line)", status: 1)
+                    message: "bench: the first-screen run failed (status \(outcome.status)): \(line)\n\(outcome.errorsTail)",
+                    status: 1)
             }
             results.append(phases)
         }

@@ -390,6 +390,7 @@ final class CommandLineTests: XCTestCase {
         try assertFails(["screenshot", "--output", "x.png", "--scale", "0"], mentioning: ["--scale"])
         try assertFails(["bench", "--scale", "9"], mentioning: ["--scale"])
         try assertFails(["bench", "--refresh", "0"], mentioning: ["--refresh"])
+        try assertFails(["bench", "--workload", "nope"], mentioning: ["unknown workload 'nope'", "scroll-300", "first-screen"])
         try assertFails(["soak", "--refresh", "-60"], mentioning: ["--refresh"])
     }
 

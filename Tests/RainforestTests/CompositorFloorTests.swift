@@ -57,4 +57,15 @@ final class CompositorFloorTests: XCTestCase {
                 "card 20 340 200 300 1",
             ])
     }
+
+    func testTheInstructionCountIsReadFromCallgrindsOutput() {
+        let output = [
+            "# callgrind format", "version: 1", "events: Ir", "fl=(1) main.c", "fn=(1) main", "16 3", "", "summary: 6217312345",
+            "",
+        ]
+        XCTAssertEqual(InstructionBenchmark.totals(output.joined(separator: "\n")), 6_217_312_345)
+        XCTAssertEqual(InstructionBenchmark.totals("events: Ir\ntotals: 42\n"), 42)
+        XCTAssertNil(InstructionBenchmark.totals("events: Ir\nsummary: none\n"))
+        XCTAssertNil(InstructionBenchmark.totals(""))
+    }
 }

@@ -25,11 +25,20 @@ extension Compositor {
     public func fill(_ rects: [CGRect], color: Color, alpha: CGFloat = 1) {
         let c = color.withAlpha(color.alpha * alpha).rgba8
         guard c.a > 0 else { return }
-        var pixels = rects.map { inTarget(pixelRect($0)) }.filter { $0.w > 0 && $0.h > 0 }
-        guard !pixels.isEmpty else { return }
-        SDL_SetRenderDrawBlendMode(renderer, c.a == 255 ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND)
-        SDL_SetRenderDrawColor(renderer, c.r, c.g, c.b, c.a)
-        SDL_RenderFillRects(renderer, &pixels, Int32(pixels.count))
+        // On the stack: a frame fills every card's border this way.
+        withUnsafeTemporaryAllocation(of: SDL_Rect.self, capacity: rects.count) { pixels in
+            var count = 0
+            for rect in rects {
+                let r = inTarget(pixelRect(rect))
+                guard r.w > 0, r.h > 0 else { continue }
+                pixels[count] = r
+                count += 1
+            }
+            guard count > 0 else { return }
+            SDL_SetRenderDrawBlendMode(renderer, c.a == 255 ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND)
+            SDL_SetRenderDrawColor(renderer, c.r, c.g, c.b, c.a)
+            SDL_RenderFillRects(renderer, pixels.baseAddress, Int32(count))
+        }
     }
 
     /// Strokes a rounded rect's edges inward by `width` points: the outer edge has the corner

@@ -1,7 +1,7 @@
 import CSDL2
 import Foundation
 
-/// Keeps the OpenGL renderer at most `maximumFramesInFlight` presented frames ahead of the driver.
+/// Keeps the OpenGL renderer at most two fence intervals of presented frames ahead of the driver.
 ///
 /// Presenting only queues a frame: a GPU, or Mesa's llvmpipe, which rasterizes on threads of its
 /// own, draws it later. A display's vsync holds the main thread back when the driver falls
@@ -11,8 +11,8 @@ import Foundation
 /// allocated inside `SDL_RenderPresent` was still held minutes later (heaptrack), with our own
 /// textures at rest unchanged. So every `fenceInterval` presents a fence marks the frame, and the
 /// next fence's present waits for the one before (GL 3.2 / ARB_sync, looked up through SDL;
-/// without them, or with another renderer, nothing is done): the driver is never more than
-/// `maximumFramesInFlight` (two intervals) behind. When it keeps up, the fence is long signalled
+/// without them, or with another renderer, nothing is done): the driver is never more than two
+/// intervals behind. When it keeps up, the fence is long signalled
 /// and the wait returns at once.
 ///
 /// Not a fence every frame: on llvmpipe each fence costs the rasterizer a synchronisation, and
@@ -35,8 +35,6 @@ final class FrameThrottle {
     private let deleteSync: DeleteSync
     /// Presents between fences.
     let fenceInterval: Int
-    /// The most frames presented and not yet drawn: two intervals.
-    var maximumFramesInFlight: Int { 2 * fenceInterval }
     /// The fences of the frames presented and not yet waited for, oldest first (at most one).
     private(set) var fences: [OpaquePointer] = []
     /// Presents since the last fence.
