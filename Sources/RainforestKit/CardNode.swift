@@ -7,7 +7,8 @@ import Foundation
 /// - the cell itself rasterizes its subtree (one texture per card) and has the 1 px border of
 ///   grey 0.85 at alpha 0.2;
 /// - behind everything, the photo again, aspect-filled and blurred by its `imageModificationBlock`
-///   (radius 30, tint white 0.5 at alpha 0.3, saturation 1.8; it stops when cancelled);
+///   (radius 30, tint white 0.5 at alpha 0.3, saturation 1.8; it stops when cancelled), drawn
+///   from the photo's decode (`decodeSharedWith`), so each photo is decoded once;
 /// - the photo aspect-fit across the top (aspect-filled, cropped, when it is wider than 3:1 or
 ///   taller than 1:2: `CardDeck.photoAspect`), with a `GradientNode` over it (black at the photo's
 ///   bottom to clear at its middle) and the name (heavy, 30 pt, white, soft shadow) at its bottom;
@@ -63,6 +64,8 @@ final class CardNode: CellNode, @unchecked Sendable {
         // A photo that cannot be read says so in the photo area; behind the texts the card stays
         // black, so they remain readable (not the error's grey box and words under them).
         background.drawsErrorState = false
+        // Blurred by 30 points, it needs no more pixels than the photo: one decode serves both.
+        background.decodeSharedWith = photo
         background.imageModificationBlock = { image, isCancelled in
             ImageEffects.blur(
                 image, radius: CardArtist.blurRadius, tintColor: CardArtist.blurTint,

@@ -460,6 +460,119 @@ final class ImageNodeTests: XCTestCase {
         }
     }
 
+    // MARK: A shared decode
+
+    /// A background aspect-filled behind the whole of a rasterized parent, drawn from the decode
+    /// of a photo aspect-fit across its top: the file is decoded once, to the photo's pixels, and
+    /// the background enlarges that bitmap to its own placement (and says so in its factor).
+    func testTwoNodesOfOneFileShareTheSmallerNodesDecode() throws {
+        let path = try writePNG(Self.halves(width: 400, height: 200), named: "photo.png")
+        MainActor.assumeIsolated {
+            let (loop, _) = TestLoop.make(scale: 2)
+            let cache = ImageCache()
+            let decodes = Recorder<(node: String, fitting: CGSize?, crop: ImageDecoder.Crop?)>()
+            let parent = DisplayNode()
+            parent.rasterizesSubtree = true
+            parent.frame = CGRect(x: 0, y: 0, width: 100, height: 100)
+            let background = ImageNode(), photo = ImageNode()
+            for (name, node) in [("background", background), ("photo", photo)] {
+                node.imageCache = cache
+                node.imagePath = path
+                node.decodeObserver = { _, fitting, crop in decodes.add((name, fitting, crop)) }
+                parent.addSubnode(node)
+            }
+            background.frame = CGRect(x: 0, y: 0, width: 100, height: 100)
+            photo.frame = CGRect(x: 0, y: 0, width: 100, height: 50)
+            photo.contentMode = .aspectFit
+            background.decodeSharedWith = photo
+            let layer = parent.layer
+            TestLoop.turn(loop) { layer.contents != nil }
+
+            // The photo's 100 x 50 points at 2x: 200 x 100 pixels, asked for by both nodes.
+            let fitting = CGSize(width: 200, height: 100)
+            XCTAssertEqual(decodes.all.map(\.node), ["background", "photo"])
+            XCTAssertEqual(decodes.all.map(\.fitting), [fitting, fitting])
+            XCTAssertEqual(decodes.all.map { $0.crop == nil }, [true, true], "the whole file, not the background's crop")
+            XCTAssertEqual(cache.keysByRecentUse, [ImageCache.Key(path: path, fitting: fitting)])
+            XCTAssertEqual(cache.statistics.misses, 1, "decoded once")
+            XCTAssertEqual(cache.statistics.hits, 1, "the second node took it from the cache")
+            // The background shows the image 200 x 100 points wide (400 x 200 pixels) from a
+            // decode of 200 x 100 pixels; the photo shows that decode pixel for pixel.
+            XCTAssertEqual(background.imageScaleFactor ?? -1, 0.5, accuracy: 1e-9)
+            XCTAssertEqual(photo.imageScaleFactor ?? -1, 1, accuracy: 1e-9)
+            // Below the photo, the background: its centre is the image's middle, red | blue.
+            XCTAssertEqual(Self.rgba(layer.contents, 40, 150), Self.redPixel)
+            XCTAssertEqual(Self.rgba(layer.contents, 160, 150), Self.bluePixel)
+            // The photo, aspect-fit across the top.
+            XCTAssertEqual(Self.rgba(layer.contents, 40, 50), Self.redPixel)
+            XCTAssertEqual(Self.rgba(layer.contents, 160, 50), Self.bluePixel)
+        }
+    }
+
+    /// A node decodes as if it had no partner when the partner shows another file, has no
+    /// bounds yet, or decodes a crop of a mostly hidden image (there is no whole-file decode to
+    /// share), or is the node itself.
+    func testADecodeIsSharedOnlyWithANodeThatDecodesTheSameWholeFile() throws {
+        let path = try writePNG(Self.halves(width: 400, height: 200), named: "photo.png")
+        let other = try writePNG(Self.halves(width: 40, height: 20), named: "other.png")
+        try MainActor.assumeIsolated {
+            /// The decode `node` asks for, displayed alone at 25 x 50 points at 2x.
+            @MainActor func decode(of node: ImageNode) throws -> (fitting: CGSize?, crop: ImageDecoder.Crop?) {
+                let decodes = Recorder<(fitting: CGSize?, crop: ImageDecoder.Crop?)>()
+                node.imageCache = ImageCache()
+                node.imagePath = path
+                node.decodeObserver = { _, fitting, crop in decodes.add((fitting, crop)) }
+                _ = try XCTUnwrap(Self.display(node, size: CGSize(width: 25, height: 50), scale: 2))
+                DisplayScheduler.shared.uninstall()
+                return try XCTUnwrap(decodes.all.first)
+            }
+            let alone = try decode(of: ImageNode())
+            XCTAssertNotNil(alone.crop, "a quarter of the image shows: a crop")
+
+            func partner(_ path: String, size: CGSize, mode: ContentMode = .aspectFit) -> ImageNode {
+                let node = ImageNode()
+                node.imagePath = path
+                node.contentMode = mode
+                node.frame = CGRect(origin: .zero, size: size)
+                return node
+            }
+            let cases: [(String, ImageNode)] = [
+                ("another file", partner(other, size: CGSize(width: 100, height: 50))),
+                ("not laid out", partner(path, size: .zero)),
+                ("decodes a crop", partner(path, size: CGSize(width: 10, height: 100), mode: .aspectFill)),
+            ]
+            for (name, partner) in cases {
+                let node = ImageNode()
+                node.decodeSharedWith = partner
+                let asked = try decode(of: node)
+                XCTAssertEqual(asked.fitting, alone.fitting, name)
+                XCTAssertEqual(asked.crop, alone.crop, name)
+            }
+            let itself = ImageNode()
+            itself.decodeSharedWith = itself
+            XCTAssertEqual(try decode(of: itself).crop, alone.crop, "itself")
+
+            // The same file, decoded whole: shared, even displayed apart.
+            let photo = partner(path, size: CGSize(width: 100, height: 50))
+            let node = ImageNode()
+            node.decodeSharedWith = photo
+            let shared = try decode(of: node)
+            XCTAssertEqual(shared.fitting, CGSize(width: 200, height: 100))
+            XCTAssertNil(shared.crop)
+            XCTAssertIdentical(node.decodeSharedWith, photo)
+        }
+    }
+
+    func testThePartnerIsHeldWeakly() {
+        let node = ImageNode()
+        do {
+            let partner = ImageNode()
+            node.decodeSharedWith = partner
+            XCTAssertNotNil(node.decodeSharedWith)
+        }
+        XCTAssertNil(node.decodeSharedWith)
+    }
+
     // MARK: The modification block
 
     func testTheModificationBlockRunsOnTheWorkerOnTheDrawnBitmap() {

@@ -65,6 +65,33 @@ final class CardNodeTests: XCTestCase {
         }
     }
 
+    /// The blurred background is drawn from the photo's decode: each card decodes its photo once,
+    /// to the photo area's pixels, at 1x and at 2x.
+    func testACardDecodesItsPhotoOnce() throws {
+        try MainActor.assumeIsolated {
+            let deck = try CardDeck.load(resources: Resources(root: Self.resources), itemCount: nil)
+            let entry = deck.entry(at: 0)
+            for scale: CGFloat in [1, 2] {
+                let cache = ImageCache()
+                let card = RainforestTestSupport.displayedCard(
+                    entry, imagePath: Self.resources.appendingPathComponent(entry.card.image).path, scale: scale
+                ) { card in
+                    card.background.imageCache = cache
+                    card.photo.imageCache = cache
+                }
+                XCTAssertNotNil(card.layer.contents)
+                let photo = card.photo.frame.size
+                XCTAssertEqual(
+                    cache.keysByRecentUse.map(\.fitting),
+                    [CGSize(width: photo.width * scale, height: (photo.height * scale).rounded(.up))], "scale \(scale)")
+                XCTAssertEqual(cache.statistics.misses, 1, "scale \(scale): one decode")
+                XCTAssertEqual(card.photo.imageScaleFactor ?? -1, 1, accuracy: 0.01, "scale \(scale)")
+                XCTAssertLessThan(card.background.imageScaleFactor ?? 1, 1, "scale \(scale): the background enlarges it")
+                DisplayScheduler.shared.uninstall()
+            }
+        }
+    }
+
     func testALongDescriptionEndsWithAnEllipsisAboveTheCredit() throws {
         try MainActor.assumeIsolated {
             let long = Array(repeating: "Rain falls on the canopy and drips down to the forest floor.", count: 30).joined(

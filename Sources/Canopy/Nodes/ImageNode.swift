@@ -1,4 +1,4 @@
-// One file (about 650 lines) on purpose: the node's options and the worker's work from its
+// One file (about 730 lines) on purpose: the node's options and the worker's work from its
 // snapshot (decode, crop, place, modify, the error state) read the same private Parameters.
 import Foundation
 import Synchronization
@@ -63,6 +63,9 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
         /// Whether a layout has read the image's size: until then a new size has no cached layout
         /// to invalidate.
         var wasMeasured = false
+        /// Another node of the same file whose decode this one draws from (weak: the partner
+        /// is usually a sibling, owned by the same parent).
+        weak var decodeSharedWith: ImageNode?
         /// Tests: called on the decoding thread before a file is decoded.
         var decodeObserver: (@Sendable (_ path: String, _ fitting: CGSize?, _ crop: ImageDecoder.Crop?) -> Void)?
     }
@@ -168,6 +171,30 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
         }
     }
 
+    /// Another image node showing the same file, whose decode this node draws from instead of
+    /// decoding the file to fit its own bounds: one decode serves both, whichever displays
+    /// first (the cache's single flight), and this node scales that bitmap to its own placement.
+    /// For an image shown softened, which needs no more pixels than the sharp one has: the
+    /// tutorial card's background is its photo, aspect-filled behind the whole card and blurred
+    /// by 30 points, drawn from the photo's decode.
+    ///
+    /// The decode is shared when, at the display, the other node shows the same file, has been
+    /// laid out, and decodes the whole file (not a crop of a mostly hidden image); otherwise this
+    /// node decodes as usual. Its `imageScaleFactor` then says how much it enlarges that decode
+    /// (below 1 where its bounds show the image larger than the other node does). Held weakly.
+    /// Any thread.
+    public var decodeSharedWith: ImageNode? {
+        get { settings.withLock { $0.decodeSharedWith } }
+        set {
+            let changed = settings.withLock { settings -> Bool in
+                guard settings.decodeSharedWith !== newValue else { return false }
+                settings.decodeSharedWith = newValue
+                return true
+            }
+            if changed { setNeedsDisplay() }
+        }
+    }
+
     /// The cache file images are decoded through (default `ImageCache.shared`). Any thread.
     public var imageCache: ImageCache {
         get { settings.withLock { $0.imageCache } }
@@ -253,6 +280,9 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
         let outcome = DisplayOutcome()
         let size = bounds.size
         let label = Tracer.shared.isRecording ? traceLabel : nil
+        // The partner's placement, read under its own lock, never while holding this node's.
+        let partner = settings.withLock { $0.decodeSharedWith }
+        let sharedDecode = partner.flatMap { $0 === self ? nil : $0.sharedDecode() }
         return settings.withLock { settings -> Parameters in
             settings.pendingOutcome = outcome
             return Parameters(
@@ -260,7 +290,18 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
                 cropRect: settings.cropRect, forceUpscaling: settings.forceUpscaling,
                 modification: settings.imageModificationBlock, cache: settings.imageCache,
                 fonts: settings.fonts, drawsErrorState: settings.drawsErrorState, outcome: outcome,
-                decodeObserver: settings.decodeObserver, traceLabel: label)
+                sharedDecode: sharedDecode, decodeObserver: settings.decodeObserver, traceLabel: label)
+        }
+    }
+
+    /// What another node needs to draw from this node's decode: its file and its placement.
+    private func sharedDecode() -> SharedDecode? {
+        let size = bounds.size
+        guard size.width > 0, size.height > 0 else { return nil }
+        return settings.withLock { settings -> SharedDecode? in
+            guard case .file(let path) = settings.source else { return nil }
+            return SharedDecode(
+                path: path, boundsSize: size, contentMode: settings.contentMode, cropRect: settings.cropRect)
         }
     }
 
@@ -367,11 +408,36 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
         let fonts: FontRegistry
         let drawsErrorState: Bool
         let outcome: DisplayOutcome
+        /// The node whose decode this one draws from (`decodeSharedWith`), as it was placed.
+        let sharedDecode: SharedDecode?
         let decodeObserver: (@Sendable (_ path: String, _ fitting: CGSize?, _ crop: ImageDecoder.Crop?) -> Void)?
         /// The node's name in a trace, when one was recording at the snapshot.
         let traceLabel: String?
 
         var label: String { traceLabel ?? "ImageNode" }
+    }
+
+    /// Where the node a decode is shared with shows its file: enough to find the decode it asks
+    /// the cache for at the display's scale.
+    struct SharedDecode: Sendable {
+        let path: String
+        let boundsSize: CGSize
+        let contentMode: ContentMode
+        let cropRect: CGRect
+
+        /// The target the other node decodes `path` to at `scale`, when it decodes the whole
+        /// file (nil when it decodes a crop, or places nothing).
+        func target(path: String, imageSize: CGSize, scale: CGFloat) -> CGSize? {
+            guard path == self.path,
+                let geometry = ImageGeometry(
+                    imageSize: imageSize, boundsSize: boundsSize, contentMode: contentMode,
+                    cropRect: cropRect, scale: scale),
+                geometry.visibleCrop(
+                    imageWidth: Int(imageSize.width), imageHeight: Int(imageSize.height), boundsSize: boundsSize)
+                    == nil
+            else { return nil }
+            return geometry.decodeTarget(boundsSize: boundsSize, scale: scale)
+        }
     }
 
     /// What a worker found, handed to the main thread through the parameters.
@@ -469,10 +535,14 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
                     imageSize: sourcePixels, boundsSize: size, contentMode: p.contentMode,
                     cropRect: p.cropRect, scale: scale)
             else { return .none }
-            // Mostly hidden: decode only the visible part, at the size it is drawn.
-            let visible = geometry.visibleCrop(imageWidth: header.width, imageHeight: header.height, boundsSize: size)
+            // Drawn from another node's decode of the whole file; or, mostly hidden, decode only
+            // the visible part, at the size it is drawn; or the whole file, to the pixels it covers.
+            let shared = p.sharedDecode?.target(path: path, imageSize: sourcePixels, scale: scale)
+            let visible =
+                shared == nil
+                ? geometry.visibleCrop(imageWidth: header.width, imageHeight: header.height, boundsSize: size) : nil
             let target =
-                visible.map { CGSize(width: $0.rect.width * scale, height: $0.rect.height * scale) }
+                shared ?? visible.map { CGSize(width: $0.rect.width * scale, height: $0.rect.height * scale) }
                 ?? geometry.decodeTarget(boundsSize: size, scale: scale)
             p.decodeObserver?(path, target, visible?.crop)
             let bitmap: Bitmap
