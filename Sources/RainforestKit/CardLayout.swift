@@ -85,11 +85,16 @@ enum CardLayout {
         var background: (any LayoutElement)?
     }
 
+    /// The photo area's size in points for a photo of `photoSize` pixels: the grid's
+    /// (`CardDeck.cardHeight`), the photo's aspect across the card's 320 pt, rounded up.
+    static func photoAreaSize(photoSize: CGSize?) -> CGSize {
+        CGSize(width: CardDeck.cardWidth, height: CardDeck.cardHeight(imageSize: photoSize) - CardDeck.textAreaHeight)
+    }
+
     /// The card's spec tree over `parts`: the one place the card's geometry is written. It sets
     /// the parts' styles it relies on (the photo's height, the texts' shrinking, the favourite's size).
     static func spec(photoSize: CGSize?, parts: Parts) -> any LayoutElement {
-        // The photo's height is the grid's (`CardDeck.cardHeight`): its aspect across 320 pt, rounded up.
-        parts.photo.style.height = .points(CardDeck.cardHeight(imageSize: photoSize) - CardDeck.textAreaHeight)
+        parts.photo.style.height = .points(photoAreaSize(photoSize: photoSize).height)
         parts.favourite.style.preferredSize = CGSize(width: favouriteSize, height: favouriteSize)
         parts.description.style.flexShrink = 1
         parts.credit.style.flexShrink = 1

@@ -71,10 +71,7 @@ final class CardNode: CellNode, @unchecked Sendable {
                 image, radius: CardArtist.blurRadius, tintColor: CardArtist.blurTint,
                 saturationDeltaFactor: CardArtist.blurSaturation, isCancelled: isCancelled)
         }
-        photo.name = "photo"
-        photo.imagePath = imagePath
-        // A panorama or a very tall image is cropped to the card's photo area (CardDeck's limits).
-        photo.contentMode = CardDeck.cropsPhoto(imageSize: photoSize) ? .aspectFill : .aspectFit
+        Self.configurePhoto(photo, imagePath: imagePath, photoSize: photoSize)
         gradient.name = "gradient"
         title.name = "title"
         title.attributedText = AttributedString(
@@ -108,6 +105,26 @@ final class CardNode: CellNode, @unchecked Sendable {
             favouriteDidChange?(control.isSelected)
         }
         automaticallyManagesSubnodes = true
+    }
+
+    /// Sets up `node` as a card's photo of the file at `imagePath`, of `photoSize` pixels.
+    static func configurePhoto(_ node: ImageNode, imagePath: String, photoSize: CGSize?) {
+        node.name = "photo"
+        node.imagePath = imagePath
+        // A panorama or a very tall image is cropped to the card's photo area (CardDeck's limits).
+        node.contentMode = CardDeck.cropsPhoto(imageSize: photoSize) ? .aspectFill : .aspectFit
+    }
+
+    /// Decodes the photo of a card of `entry` into `cache` as the card's display at `scale` will
+    /// ask for it (its photo, and its background, which draws from the photo's decode), without
+    /// making the card. Any thread but the main one (it blocks while decoding).
+    static func preloadPhoto(entry: CardDeck.Entry, imagePath: String, scale: CGFloat, cache: ImageCache = .shared) {
+        let photoSize = try? entry.imageSize.get()
+        let photo = ImageNode()
+        photo.imageCache = cache
+        configurePhoto(photo, imagePath: imagePath, photoSize: photoSize)
+        photo.frame = CGRect(origin: .zero, size: CardLayout.photoAreaSize(photoSize: photoSize))
+        photo.preload(scale: scale)
     }
 
     /// The most characters (grapheme clusters) of a text the card lays out: far more than its

@@ -84,6 +84,13 @@ struct Session {
             content = try Content.load(collection)
         }
         let size = collection.size ?? Self.defaultSize
+        // The first screen's photos decode on the idle core while the window is made.
+        if let scale = FirstScreenDecodes.knownScale(
+            headless: headless, rendering: rendering, environment: ProcessInfo.processInfo.environment)
+        {
+            FirstScreenDecodes.start(
+                provider: content.makeProvider(), pageSize: collection.pageSize, size: size.cgSize, scale: scale)
+        }
         do {
             app = try Application(
                 options: .init(

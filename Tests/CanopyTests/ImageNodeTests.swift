@@ -573,6 +573,53 @@ final class ImageNodeTests: XCTestCase {
         XCTAssertNil(node.decodeSharedWith)
     }
 
+    // MARK: Preloading
+
+    /// `preload` decodes on the calling thread what the display will ask for; the display then
+    /// takes it from the cache. Without a file or bounds, or with a file that cannot be read,
+    /// nothing is cached.
+    func testPreloadingDecodesWhatTheDisplayThenFindsInTheCache() throws {
+        let path = try writePNG(Self.halves(width: 400, height: 200), named: "photo.png")
+        let missingPath = scratch.appendingPathComponent("missing.png").path
+        try MainActor.assumeIsolated {
+            let cache = ImageCache()
+            let decodes = Recorder<(fitting: CGSize?, crop: ImageDecoder.Crop?)>()
+            let node = ImageNode()
+            node.imageCache = cache
+            node.imagePath = path
+            node.contentMode = .aspectFit
+            node.decodeObserver = { _, fitting, crop in decodes.add((fitting, crop)) }
+            XCTAssertFalse(node.preload(scale: 2), "no bounds yet")
+            XCTAssertEqual(cache.count, 0)
+            node.frame = CGRect(x: 0, y: 0, width: 100, height: 50)
+            let preloaded = DispatchQueue.global().sync { node.preload(scale: 2) }
+            XCTAssertTrue(preloaded)
+            XCTAssertEqual(cache.keysByRecentUse, [ImageCache.Key(path: path, fitting: CGSize(width: 200, height: 100))])
+            XCTAssertEqual(cache.statistics.misses, 1)
+            XCTAssertNil(node.imageScaleFactor, "a preload is not a display: nothing is published")
+            _ = try XCTUnwrap(Self.display(node, size: CGSize(width: 100, height: 50), scale: 2))
+            XCTAssertEqual(decodes.all.count, 2)
+            XCTAssertEqual(decodes.all.map(\.fitting), [CGSize(width: 200, height: 100), CGSize(width: 200, height: 100)])
+            XCTAssertEqual(cache.statistics.misses, 1, "the display decoded nothing")
+            XCTAssertEqual(cache.statistics.hits, 1)
+            XCTAssertEqual(node.imageScaleFactor, 1)
+
+            let sized = CGRect(x: 0, y: 0, width: 10, height: 10)
+            let bitmap = ImageNode()
+            bitmap.imageCache = cache
+            bitmap.image = Self.halves(width: 8, height: 8)
+            bitmap.frame = sized
+            XCTAssertFalse(bitmap.preload(scale: 1), "a bitmap has nothing to decode")
+            let missing = ImageNode()
+            missing.imageCache = cache
+            missing.imagePath = missingPath
+            missing.frame = sized
+            XCTAssertFalse(missing.preload(scale: 1))
+            XCTAssertNil(missing.lastError, "the error is the display's to report")
+            XCTAssertEqual(cache.count, 1, "nothing more cached")
+        }
+    }
+
     // MARK: The modification block
 
     func testTheModificationBlockRunsOnTheWorkerOnTheDrawnBitmap() {

@@ -277,6 +277,12 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
     /// box where the worker reports what it found. Main thread.
     @MainActor
     open func drawParameters() -> Parameters {
+        snapshot(isDisplay: true)
+    }
+
+    /// The parameters of a display of the current bounds; a display's (`isDisplay`) also
+    /// becomes the one whose outcome `didDisplay` publishes. Any thread.
+    private func snapshot(isDisplay: Bool) -> Parameters {
         let outcome = DisplayOutcome()
         let size = bounds.size
         let label = Tracer.shared.isRecording ? traceLabel : nil
@@ -284,7 +290,7 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
         let partner = settings.withLock { $0.decodeSharedWith }
         let sharedDecode = partner.flatMap { $0 === self ? nil : $0.sharedDecode() }
         return settings.withLock { settings -> Parameters in
-            settings.pendingOutcome = outcome
+            if isDisplay { settings.pendingOutcome = outcome }
             return Parameters(
                 source: settings.source, boundsSize: size, contentMode: settings.contentMode,
                 cropRect: settings.cropRect, forceUpscaling: settings.forceUpscaling,
@@ -292,6 +298,22 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
                 fonts: settings.fonts, drawsErrorState: settings.drawsErrorState, outcome: outcome,
                 sharedDecode: sharedDecode, decodeObserver: settings.decodeObserver, traceLabel: label)
         }
+    }
+
+    /// Decodes the node's file into its `imageCache` now, on the calling thread, as a display of
+    /// its current bounds at `scale` will ask for it (the same size, crop and shared decode), so
+    /// that display finds it there, or waits for it if it is still decoding (the cache's single
+    /// flight). For work ahead of the display: a window's first screen decoded while the window
+    /// is made. Does nothing for a `Bitmap` image, no image, or no bounds; a file that cannot be
+    /// read is left for the display to report (the cache keeps no error). Returns whether the
+    /// decode is in the cache. Any thread but the main one: it blocks while decoding.
+    @discardableResult
+    public func preload(scale: CGFloat) -> Bool {
+        let p = snapshot(isDisplay: false)
+        guard case .file = p.source, scale.isFinite, scale > 0, p.boundsSize.width > 0, p.boundsSize.height > 0
+        else { return false }
+        if case .image = Self.prepare(p, size: p.boundsSize, scale: scale, isCancelled: { false }) { return true }
+        return false
     }
 
     /// What another node needs to draw from this node's decode: its file and its placement.

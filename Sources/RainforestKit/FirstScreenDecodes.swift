@@ -1,0 +1,68 @@
+import Canopy
+import CanopyGraphics
+import Dispatch
+import Foundation
+
+/// The first screen's photos, decoded into the image cache on a thread of their own while the
+/// window and its renderer are made.
+///
+/// Making the window takes the main thread about 35 ms on a cold start (SDL, EGL and llvmpipe
+/// starting), with the other core idle; then the first frame compiles llvmpipe's shaders, and
+/// only then do the cards' displays start, each decoding its photo first. The viewer knows its
+/// first screen before it has a window (the cards, their heights, the window's size), so
+/// `start` decodes those photos meanwhile, top first, exactly as the cards' displays will ask
+/// for them (`CardNode.preloadPhoto`): a display then finds its decode in the cache, or waits for
+/// the one in flight instead of starting it again (the cache's single flight).
+///
+/// Only the cards the collection shows before any batch fetch (`CardProvider.initialCount`: the
+/// embedded cards; a folder is listed later) and only at a known scale: the headless one asked
+/// for, or 1 in a window on X11, whose windows have a pixel per point (SDL's Wayland windows may
+/// have two; there the scale is known only once the window is made, so nothing is decoded ahead).
+enum FirstScreenDecodes {
+    /// The most cards decoded ahead: a window taller than these (a 4K portrait display) decodes
+    /// the rest as usual.
+    static let limit = 16
+
+    /// The indices of the cards a window of `size` points shows first (the collection fills the
+    /// window, `ColumnLayout` places the cards), top first; at most `limit`.
+    static func items(provider: any CardProvider, pageSize: Int, size: CGSize) -> [Int] {
+        let count = min(provider.initialCount(pageSize: pageSize), limit * 2)
+        guard count > 0, size.width > 0, size.height > 0 else { return [] }
+        let heights = (0..<count).map { index in
+            CardDeck.cardHeight(imageSize: try? provider.item(at: index).entry.imageSize.get())
+        }
+        let frames = ColumnLayout().layout(heights: heights, width: size.width).frames
+        let visible = frames.indices.filter { frames[$0].minY < size.height }
+        return Array(visible.sorted { (frames[$0].minY, $0) < (frames[$1].minY, $1) }.prefix(limit))
+    }
+
+    /// The scale the window will have, when it is known before the window is made: a headless
+    /// window has the one asked for (1 by default); a window has 1 on X11 (the driver
+    /// `Application` picks without Wayland, or the one `SDL_VIDEODRIVER` names) and an unknown one
+    /// otherwise (nil).
+    static func knownScale(headless: Bool, rendering: HeadlessOptions?, environment: [String: String]) -> CGFloat? {
+        if headless { return rendering.map { CGFloat($0.scale) } ?? 1 }
+        let driver = environment["SDL_VIDEODRIVER"] ?? (environment["WAYLAND_DISPLAY"] != nil ? "wayland,x11" : "x11")
+        return driver == "x11" ? 1 : nil
+    }
+
+    /// Starts decoding the first screen's photos on a background thread and returns at once;
+    /// `done` (tests) runs on that thread when the last one is decoded, with their indices.
+    static func start(
+        provider: any CardProvider, pageSize: Int, size: CGSize, scale: CGFloat, cache: ImageCache = .shared,
+        done: (@Sendable ([Int]) -> Void)? = nil
+    ) {
+        let indices = items(provider: provider, pageSize: pageSize, size: size)
+        guard !indices.isEmpty else {
+            done?([])
+            return
+        }
+        let items = indices.map { provider.item(at: $0) }
+        DispatchQueue.global(qos: .userInitiated).async {
+            for item in items {
+                CardNode.preloadPhoto(entry: item.entry, imagePath: item.imagePath, scale: scale, cache: cache)
+            }
+            done?(indices)
+        }
+    }
+}

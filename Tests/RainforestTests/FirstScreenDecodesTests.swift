@@ -1,0 +1,101 @@
+import Canopy
+import CanopyGraphics
+import Foundation
+import Synchronization
+import XCTest
+@testable import RainforestKit
+
+/// The first screen's photos decoded while the window is made: which cards, at what scale, and
+/// that the cards' displays then find their decodes in the cache.
+final class FirstScreenDecodesTests: XCTestCase {
+    private static let resources = RainforestTestSupport.resources
+
+    override func setUpWithError() throws {
+        try RainforestTestSupport.prepareGraphics()
+    }
+
+    override func tearDown() {
+        MainActor.assumeIsolated { DisplayScheduler.shared.uninstall() }
+    }
+
+    private static func provider(cards: Int) throws -> DeckCards {
+        let resources = Resources(root: resources)
+        return DeckCards(deck: try CardDeck.load(resources: resources, itemCount: cards), resources: resources)
+    }
+
+    /// The cards whose frames start above the window's bottom, as the collection places them,
+    /// top first; none without cards or without a size; never more than the limit.
+    func testTheItemsAreTheCardsTheWindowShowsFirstTopFirst() throws {
+        let provider = try Self.provider(cards: 1000)
+        let size = CGSize(width: 1280, height: 800)
+        let heights = (0..<40).map { CardDeck.cardHeight(imageSize: try? provider.item(at: $0).entry.imageSize.get()) }
+        let frames = ColumnLayout().layout(heights: heights, width: size.width).frames
+        let items = FirstScreenDecodes.items(provider: provider, pageSize: 500, size: size)
+        XCTAssertEqual(Set(items), Set(frames.indices.filter { frames[$0].minY < size.height }))
+        XCTAssertGreaterThanOrEqual(items.count, 4, "two columns, at least two rows")
+        XCTAssertEqual(items.map { frames[$0].minY }, items.map { frames[$0].minY }.sorted(), "top first")
+        XCTAssertEqual(Array(items.prefix(2)).sorted(), [0, 1], "the first row first")
+        let narrow = FirstScreenDecodes.items(provider: provider, pageSize: 500, size: CGSize(width: 400, height: 300))
+        XCTAssertEqual(narrow, [0], "one column, one card started above 300 pt")
+        XCTAssertEqual(FirstScreenDecodes.items(provider: provider, pageSize: 500, size: .zero), [])
+        XCTAssertEqual(FirstScreenDecodes.items(provider: try Self.provider(cards: 0), pageSize: 500, size: size), [])
+        let tall = FirstScreenDecodes.items(provider: provider, pageSize: 500, size: CGSize(width: 1280, height: 100_000))
+        XCTAssertEqual(tall.count, FirstScreenDecodes.limit)
+        XCTAssertEqual(
+            FirstScreenDecodes.items(provider: provider, pageSize: 1, size: size), [0],
+            "only the cards shown before any batch fetch")
+    }
+
+    func testTheScaleIsKnownHeadlessAndOnX11Only() {
+        var rendering = HeadlessOptions()
+        rendering.scale = 2
+        XCTAssertEqual(FirstScreenDecodes.knownScale(headless: true, rendering: rendering, environment: [:]), 2)
+        XCTAssertEqual(FirstScreenDecodes.knownScale(headless: true, rendering: nil, environment: [:]), 1)
+        XCTAssertEqual(
+            FirstScreenDecodes.knownScale(headless: false, rendering: rendering, environment: [:]), 1,
+            "a window on X11 has a pixel per point, whatever --scale says")
+        XCTAssertNil(
+            FirstScreenDecodes.knownScale(headless: false, rendering: nil, environment: ["WAYLAND_DISPLAY": "wayland-0"]))
+        XCTAssertNil(FirstScreenDecodes.knownScale(headless: false, rendering: nil, environment: ["SDL_VIDEODRIVER": "wayland"]))
+        XCTAssertEqual(
+            FirstScreenDecodes.knownScale(
+                headless: false, rendering: nil, environment: ["WAYLAND_DISPLAY": "wayland-0", "SDL_VIDEODRIVER": "x11"]),
+            1)
+    }
+
+    /// Each first-screen card's photo is decoded once, ahead; the card's display (photo and
+    /// blurred background) then decodes nothing, at 1x and 2x.
+    func testTheCardsDisplaysFindTheirPhotosDecoded() throws {
+        let provider = try Self.provider(cards: 1000)
+        for scale: CGFloat in [1, 2] {
+            let cache = ImageCache()
+            let finished = XCTestExpectation(description: "decoded")
+            let decoded = Mutex<[Int]>([])
+            FirstScreenDecodes.start(
+                provider: provider, pageSize: 500, size: CGSize(width: 1280, height: 800), scale: scale, cache: cache
+            ) { indices in
+                decoded.withLock { $0 = indices }
+                finished.fulfill()
+            }
+            wait(for: [finished], timeout: 60)
+            let indices = decoded.withLock { $0 }
+            XCTAssertFalse(indices.isEmpty)
+            let misses = cache.statistics.misses
+            XCTAssertLessThanOrEqual(misses, indices.count, "one decode a card at most (cards share photos)")
+            XCTAssertGreaterThan(misses, 0)
+            try MainActor.assumeIsolated {
+                for index in indices {
+                    let item = provider.item(at: index)
+                    let card = RainforestTestSupport.displayedCard(item.entry, imagePath: item.imagePath, scale: scale) {
+                        $0.background.imageCache = cache
+                        $0.photo.imageCache = cache
+                    }
+                    _ = try XCTUnwrap(card.layer.contents, "card \(index)")
+                    XCTAssertEqual(card.photo.imageScaleFactor ?? -1, 1, accuracy: 0.01, "card \(index) at \(scale)x")
+                    DisplayScheduler.shared.uninstall()
+                }
+            }
+            XCTAssertEqual(cache.statistics.misses, misses, "at \(scale)x the displays decoded nothing more")
+        }
+    }
+}
