@@ -194,6 +194,41 @@ final class CompositorUploadTests: XCTestCase {
         }
     }
 
+    /// The overlays' textures (the FPS overlay's text, remade while it shows) are not work: once
+    /// showing the overlay has settled (its scratch textures are made once, and trimmed after),
+    /// its text changing keeps no trim due.
+    func testTheOverlaysTexturesAreNotWorkForTheMemoryTrim() throws {
+        try MainActor.assumeIsolated {
+            let app = try TestApplication.headless(width: 200, height: 100, fonts: TestFonts.registry)
+            defer { app.close() }
+            app.memoryTrimQuietTime = 0.05
+            Self.settle(app)
+            app.showsFPS = true
+            @MainActor func turn() {
+                app.runLoop.setNeedsFrame()
+                app.runTurn()
+            }
+            XCTAssertTrue(
+                HangGuard.wait(until: { app.compositor.textureBytes > 0 && !app.isMemoryTrimDue }, pause: 0.01) { turn() },
+                "the overlay shows and what showing it made is trimmed")
+            let trims = app.memoryTrimCount
+            // Its text remade twice (the bytes of the textures drawn directly changed twice),
+            // the layers' textures untouched: no trim comes due.
+            var changes = 0, last = app.compositor.textureBytes
+            let remade = HangGuard.wait(until: { changes >= 2 }, pause: 0.01) {
+                turn()
+                if app.compositor.textureBytes != last {
+                    changes += 1
+                    last = app.compositor.textureBytes
+                    XCTAssertFalse(app.isMemoryTrimDue, "after \(changes) changes of the overlay's textures")
+                }
+            }
+            XCTAssertTrue(remade, "the FPS text was remade")
+            XCTAssertEqual(app.compositor.layerTextureBytes, 0)
+            XCTAssertEqual(app.memoryTrimCount, trims)
+        }
+    }
+
     func testTheOpenGLRendererThrottlesItsFramesAndStillShowsEachOne() throws {
         try MainActor.assumeIsolated {
             let app = try TestApplication.headless(width: 200, height: 100)

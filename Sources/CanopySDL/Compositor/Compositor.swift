@@ -41,6 +41,9 @@ public final class Compositor {
     public var scale: CGFloat = 1
     /// The bytes held by textures (layers' and overlays').
     public var textureBytes: Int { textureStore.textureBytes }
+    /// The bytes held by the layers' textures alone (`textureBytes` without the overlays'): what
+    /// displays, uploads and releases change.
+    public var layerTextureBytes: Int { textureStore.layerTextureBytes }
     /// The most `textureBytes` has been since the compositor was made or `resetTextureBytesPeak()`.
     public var textureBytesPeak: Int { textureStore.textureBytesPeak }
 

@@ -40,6 +40,9 @@ final class TextureStore {
     private(set) var textureBytes = 0 {
         didSet { textureBytesPeak = max(textureBytesPeak, textureBytes) }
     }
+    /// The bytes held by the layers' textures alone: what displays and uploads change, unlike
+    /// the directly drawn bitmaps' (an overlay's text, remade while it shows).
+    private(set) var layerTextureBytes = 0
     /// The most `textureBytes` has been since the store was made or `resetTextureBytesPeak()`.
     private(set) var textureBytesPeak = 0
     /// Told of every layer upload: the bytes and the seconds it took.
@@ -133,6 +136,7 @@ final class TextureStore {
         let backing = TextureBacking(bitmap: bitmap, texture: texture, bytes: bytes, layer: layer)
         backings[ObjectIdentifier(backing)] = backing
         textureBytes += bytes
+        layerTextureBytes += bytes
         layer.backing = backing
         if let old { destroy(old) }
         uploadObserver?(bytes, MonotonicClock.now() - start)
@@ -150,6 +154,7 @@ final class TextureStore {
         workQueue.remove(backing)
         SDL_DestroyTexture(backing.texture)
         textureBytes -= backing.bytes
+        layerTextureBytes -= backing.bytes
     }
 
     /// At the end of frame `frame`: releases direct textures whose bitmaps are gone or unused for
@@ -252,5 +257,6 @@ final class TextureStore {
         for entry in textures.values { SDL_DestroyTexture(entry.texture) }
         textures.removeAll()
         textureBytes = 0
+        layerTextureBytes = 0
     }
 }

@@ -25,13 +25,15 @@ extension Application {
     }
 
     /// At the end of a turn (after the present, at `now`): tells the trimmer the work seen so far
-    /// (displays, rasters, texture bytes), and when the loop is about to sleep with a trim due,
-    /// asks for a turn at the time to look again.
+    /// (displays, rasters, the layers' texture bytes), and when the loop is about to sleep with a
+    /// trim due, asks for a turn at the time to look again. Not the overlays' textures: the FPS
+    /// overlay's text is remade four times a second while it shows, and counted as work it kept
+    /// a trim from ever coming at rest.
     func memoryTrimTurnEnded(now: TimeInterval) {
         let displays = DisplayScheduler.shared.displayStatistics.count, rasters = DisplayScheduler.shared.rasterStatistics
         let work = MemoryTrimmer.Work(
             displays: displays, rastersCompleted: rasters.completed,
-            rastersCancelled: rasters.cancelled, textureBytes: compositor.textureBytes,
+            rastersCancelled: rasters.cancelled, textureBytes: compositor.layerTextureBytes,
             scratchTextureBytes: compositor.scratchTextureBytes)
         if let check = memoryTrimmer.turnEnded(now: now, activity: work, loopWillSleep: !runLoop.needsFrame) {
             runLoop.setNeedsFrame(at: check)

@@ -15,11 +15,12 @@ import Foundation
 /// intervals behind. When it keeps up, the fence is long signalled
 /// and the wait returns at once.
 ///
-/// Not a fence every frame: on llvmpipe each fence costs the rasterizer a synchronisation, and
-/// with one a frame the compositor's floor at 2x took 1.5 to 1.9 times the bare SDL program's
-/// frame (which has none), against 1.1 to 1.3 with one every 4 frames and 1.0 to 1.1 with
-/// none (docs/notes/compositor-floor.md). Main thread, with the renderer's context current
-/// (during present).
+/// Not a fence every frame: on llvmpipe each fence costs the rasterizer a synchronisation. The
+/// compositor's floor at 2x, over the bare SDL program's frame (which has no fence), medians of
+/// alternated runs at 1,000 pt/s: 1.5 to 1.9 with a fence every frame, 1.22 every 4 frames,
+/// 1.10 every 8 (1.04 at 3,000 pt/s), 1.10 with none (docs/notes/compositor-floor.md). Every 8
+/// frames, at most 16 are in flight: a starved llvmpipe held about 12 MB more than at 4.
+/// Main thread, with the renderer's context current (during present).
 @MainActor
 final class FrameThrottle {
     private typealias FenceSync = @convention(c) (UInt32, UInt32) -> OpaquePointer?
@@ -41,7 +42,7 @@ final class FrameThrottle {
     private var presentsSinceFence = 0
 
     /// A throttle for the OpenGL renderer, or nil when the renderer or the driver cannot fence.
-    init?(rendererName: String, fenceInterval: Int = 4) {
+    init?(rendererName: String, fenceInterval: Int = 8) {
         // GL's loaders return a stub for any name: the extension says whether fences exist.
         guard rendererName == "opengl", SDL_GL_GetCurrentContext() != nil,
             SDL_GL_ExtensionSupported("GL_ARB_sync") == SDL_TRUE,
