@@ -190,7 +190,8 @@ extension BenchCommand {
         ProcessMemory.resetPeak()
         let rastersBefore = DisplayScheduler.shared.rasterStatistics
         let start = MonotonicClock.now()
-        let session = try Session(collection: options, headless: true, rendering: rendering, content: content)
+        let session = try Session(
+            collection: options, headless: true, rendering: rendering, content: content, decodesAhead: mode != .sync)
         defer { session.app.close() }
         let app = session.app, viewer = session.viewer
         viewer.mode.mainThread = mode == .sync

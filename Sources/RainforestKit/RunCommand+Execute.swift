@@ -30,7 +30,8 @@ extension RunCommand {
 
     @MainActor
     func execute() throws {
-        let session = try Session(collection: collection, headless: false, favourites: .standard())
+        let session = try Session(
+            collection: collection, headless: false, favourites: .standard(), decodesAhead: !mode.mainThread)
         let app = session.app, viewer = session.viewer
         let shown = overlays ?? [.fps]
         session.show(shown)

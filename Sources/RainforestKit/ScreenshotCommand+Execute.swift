@@ -5,7 +5,9 @@ import Foundation
 extension ScreenshotCommand {
     @MainActor
     func execute() throws {
-        let session = try Session(collection: collection, headless: true, rendering: rendering)
+        // Scrolled down, the first screen is not the one shown.
+        let session = try Session(
+            collection: collection, headless: true, rendering: rendering, decodesAhead: !mode.mainThread && scroll == 0)
         defer { session.app.close() }
         let app = session.app, viewer = session.viewer
         session.show(overlays)

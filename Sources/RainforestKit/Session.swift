@@ -74,9 +74,12 @@ struct Session {
     /// for this session only).
     /// `rendering`: the pixel scale and frame rate of a headless session (nil: 1x at 60 Hz, or
     /// the display's own in a window).
+    /// `decodesAhead`: whether the first screen's photos are decoded while the window is made
+    /// (`FirstScreenDecodes`); not for a session that starts in main-thread mode, the tutorial's
+    /// starter app, which decodes each photo on the main thread when its card shows.
     init(
         collection: CollectionOptions, headless: Bool, rendering: HeadlessOptions? = nil, title: String = "Rainforest",
-        content preloaded: Content? = nil, favourites: FavouritesStore? = nil
+        content preloaded: Content? = nil, favourites: FavouritesStore? = nil, decodesAhead: Bool = true
     ) throws(UserFacingError) {
         if let preloaded {
             content = preloaded
@@ -85,8 +88,9 @@ struct Session {
         }
         let size = collection.size ?? Self.defaultSize
         // The first screen's photos decode on the idle core while the window is made.
-        if let scale = FirstScreenDecodes.knownScale(
-            headless: headless, rendering: rendering, environment: ProcessInfo.processInfo.environment)
+        if decodesAhead,
+            let scale = FirstScreenDecodes.knownScale(
+                headless: headless, rendering: rendering, environment: ProcessInfo.processInfo.environment)
         {
             FirstScreenDecodes.start(
                 provider: content.makeProvider(), pageSize: collection.pageSize, size: size.cgSize, scale: scale)
