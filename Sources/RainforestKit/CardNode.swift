@@ -107,24 +107,27 @@ final class CardNode: CellNode, @unchecked Sendable {
         automaticallyManagesSubnodes = true
     }
 
+    /// How the photo fills its area: aspect-fit, or aspect-filled (cropped) for a panorama or a
+    /// very tall image (CardDeck's limits).
+    static func photoContentMode(photoSize: CGSize?) -> ContentMode {
+        CardDeck.cropsPhoto(imageSize: photoSize) ? .aspectFill : .aspectFit
+    }
+
     /// Sets up `node` as a card's photo of the file at `imagePath`, of `photoSize` pixels.
     static func configurePhoto(_ node: ImageNode, imagePath: String, photoSize: CGSize?) {
         node.name = "photo"
         node.imagePath = imagePath
-        // A panorama or a very tall image is cropped to the card's photo area (CardDeck's limits).
-        node.contentMode = CardDeck.cropsPhoto(imageSize: photoSize) ? .aspectFill : .aspectFit
+        node.contentMode = photoContentMode(photoSize: photoSize)
     }
 
     /// Decodes the photo of a card of `entry` into `cache` as the card's display at `scale` will
     /// ask for it (its photo, and its background, which draws from the photo's decode), without
-    /// making the card. Any thread but the main one (it blocks while decoding).
+    /// making the card or any node. Any thread but the main one (it blocks while decoding).
     static func preloadPhoto(entry: CardDeck.Entry, imagePath: String, scale: CGFloat, cache: ImageCache = .shared) {
         let photoSize = try? entry.imageSize.get()
-        let photo = ImageNode()
-        photo.imageCache = cache
-        configurePhoto(photo, imagePath: imagePath, photoSize: photoSize)
-        photo.frame = CGRect(origin: .zero, size: CardLayout.photoAreaSize(photoSize: photoSize))
-        photo.preload(scale: scale)
+        ImageNode.preload(
+            contentsOf: imagePath, boundsSize: CardLayout.photoAreaSize(photoSize: photoSize),
+            contentMode: photoContentMode(photoSize: photoSize), scale: scale, cache: cache)
     }
 
     /// The most characters (grapheme clusters) of a text the card lays out: far more than its

@@ -2,6 +2,7 @@ import Canopy
 import CanopyGraphics
 import Dispatch
 import Foundation
+import Synchronization
 
 /// The first screen's photos, decoded into the image cache on a thread of their own while the
 /// window and its renderer are made.
@@ -46,23 +47,49 @@ enum FirstScreenDecodes {
         return driver == "x11" ? 1 : nil
     }
 
-    /// Starts decoding the first screen's photos on a background thread and returns at once;
-    /// `done` (tests) runs on that thread when the last one is decoded, with their indices.
-    static func start(
-        provider: any CardProvider, pageSize: Int, size: CGSize, scale: CGFloat, cache: ImageCache = .shared,
-        done: (@Sendable ([Int]) -> Void)? = nil
-    ) {
-        let indices = items(provider: provider, pageSize: pageSize, size: size)
-        guard !indices.isEmpty else {
-            done?([])
-            return
+    /// The decodes started: they can be stopped between photos, and waited for.
+    final class Handle: Sendable {
+        private let cancelled = Atomic<Bool>(false)
+        private let group = DispatchGroup()
+        /// The cards decoded ahead, top first.
+        let indices: [Int]
+
+        fileprivate init(indices: [Int]) {
+            self.indices = indices
         }
-        let items = indices.map { provider.item(at: $0) }
-        DispatchQueue.global(qos: .userInitiated).async {
-            for item in items {
-                CardNode.preloadPhoto(entry: item.entry, imagePath: item.imagePath, scale: scale, cache: cache)
+
+        /// No photo is decoded after the one in progress. Any thread.
+        func cancel() { cancelled.store(true, ordering: .relaxed) }
+        var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+
+        /// Blocks until the decodes are done or stopped. Any thread.
+        func wait() { group.wait() }
+
+        fileprivate func run(_ items: [CardItem], scale: CGFloat, cache: ImageCache) {
+            group.enter()
+            DispatchQueue.global(qos: .userInitiated).async { [self] in
+                for item in items where !isCancelled {
+                    CardNode.preloadPhoto(entry: item.entry, imagePath: item.imagePath, scale: scale, cache: cache)
+                }
+                // SDL keeps a per-thread error buffer for any thread that called it (a decoder's
+                // failure does): give it back.
+                GraphicsLibrary.releaseThreadState()
+                group.leave()
             }
-            done?(indices)
         }
+    }
+
+    /// Starts decoding the first screen's photos on a background thread and returns at once.
+    /// `GraphicsLibrary.initialize()` must have run (the decoders need it).
+    @discardableResult
+    static func start(
+        provider: any CardProvider, pageSize: Int, size: CGSize, scale: CGFloat, cache: ImageCache = .shared
+    ) -> Handle {
+        let indices = items(provider: provider, pageSize: pageSize, size: size)
+        let handle = Handle(indices: indices)
+        if !indices.isEmpty {
+            handle.run(indices.map { provider.item(at: $0) }, scale: scale, cache: cache)
+        }
+        return handle
     }
 }

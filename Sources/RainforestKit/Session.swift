@@ -65,6 +65,8 @@ struct Session {
     let content: Content
     let app: Application
     let viewer: Viewer
+    /// The first screen's photos being decoded ahead, if they are (`decodesAhead`).
+    let firstScreenDecodes: FirstScreenDecodes.Handle?
 
     static let defaultSize = WindowSize(width: 1280, height: 800)
     /// The face of the debug overlays: the app's own Lato, registered with the cards' fonts.
@@ -87,13 +89,16 @@ struct Session {
             content = try Content.load(collection)
         }
         let size = collection.size ?? Self.defaultSize
-        // The first screen's photos decode on the idle core while the window is made.
-        if decodesAhead,
+        // The first screen's photos decode on the idle core while the window is made (the
+        // decoders need the graphics library first; the application reports its failure).
+        if decodesAhead, (try? GraphicsLibrary.initialize()) != nil,
             let scale = FirstScreenDecodes.knownScale(
                 headless: headless, rendering: rendering, environment: ProcessInfo.processInfo.environment)
         {
-            FirstScreenDecodes.start(
+            firstScreenDecodes = FirstScreenDecodes.start(
                 provider: content.makeProvider(), pageSize: collection.pageSize, size: size.cgSize, scale: scale)
+        } else {
+            firstScreenDecodes = nil
         }
         do {
             app = try Application(
@@ -102,6 +107,7 @@ struct Session {
                     minimumSize: WindowSize.minimum.cgSize, headless: headless,
                     pixelScale: rendering.map { CGFloat($0.scale) }, refreshRate: rendering?.refresh))
         } catch {
+            firstScreenDecodes?.cancel()
             throw UserFacingError(message: error.message, status: 1)
         }
         viewer = Viewer(

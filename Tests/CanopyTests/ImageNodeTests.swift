@@ -517,9 +517,12 @@ final class ImageNodeTests: XCTestCase {
         let other = try writePNG(Self.halves(width: 40, height: 20), named: "other.png")
         try MainActor.assumeIsolated {
             /// The decode `node` asks for, displayed alone at 25 x 50 points at 2x.
-            @MainActor func decode(of node: ImageNode) throws -> (fitting: CGSize?, crop: ImageDecoder.Crop?) {
+            @MainActor func decode(
+                of node: ImageNode, cache: ImageCache? = nil
+            ) throws -> (fitting: CGSize?, crop: ImageDecoder.Crop?) {
                 let decodes = Recorder<(fitting: CGSize?, crop: ImageDecoder.Crop?)>()
-                node.imageCache = ImageCache()
+                // The partner's cache, if it has one (only a decode in the same cache is shared).
+                node.imageCache = cache ?? node.decodeSharedWith?.imageCache ?? ImageCache()
                 node.imagePath = path
                 node.decodeObserver = { _, fitting, crop in decodes.add((fitting, crop)) }
                 _ = try XCTUnwrap(Self.display(node, size: CGSize(width: 25, height: 50), scale: 2))
@@ -531,6 +534,7 @@ final class ImageNodeTests: XCTestCase {
 
             func partner(_ path: String, size: CGSize, mode: ContentMode = .aspectFit) -> ImageNode {
                 let node = ImageNode()
+                node.imageCache = ImageCache()
                 node.imagePath = path
                 node.contentMode = mode
                 node.frame = CGRect(origin: .zero, size: size)
@@ -541,13 +545,21 @@ final class ImageNodeTests: XCTestCase {
                 ("not laid out", partner(path, size: .zero)),
                 ("decodes a crop", partner(path, size: CGSize(width: 10, height: 100), mode: .aspectFill)),
             ]
-            for (name, partner) in cases {
+            // Another cache: the node keeps its own.
+            let elsewhere = ImageNode()
+            elsewhere.decodeSharedWith = partner(path, size: CGSize(width: 100, height: 50))
+            XCTAssertEqual(try decode(of: elsewhere, cache: ImageCache()).crop, alone.crop, "another cache")
+            let shares = partner(path, size: CGSize(width: 100, height: 50))
+            let sharesWith = partner(path, size: CGSize(width: 100, height: 50))  // held: the link is weak
+            shares.decodeSharedWith = sharesWith
+            for (name, partner) in cases + [("shares another's decode itself", shares)] {
                 let node = ImageNode()
                 node.decodeSharedWith = partner
                 let asked = try decode(of: node)
                 XCTAssertEqual(asked.fitting, alone.fitting, name)
                 XCTAssertEqual(asked.crop, alone.crop, name)
             }
+            withExtendedLifetime(sharesWith) {}
             let itself = ImageNode()
             itself.decodeSharedWith = itself
             XCTAssertEqual(try decode(of: itself).crop, alone.crop, "itself")

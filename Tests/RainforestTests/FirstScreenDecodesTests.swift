@@ -1,7 +1,6 @@
 import Canopy
 import CanopyGraphics
 import Foundation
-import Synchronization
 import XCTest
 @testable import RainforestKit
 
@@ -69,16 +68,10 @@ final class FirstScreenDecodesTests: XCTestCase {
         let provider = try Self.provider(cards: 1000)
         for scale: CGFloat in [1, 2] {
             let cache = ImageCache()
-            let finished = XCTestExpectation(description: "decoded")
-            let decoded = Mutex<[Int]>([])
-            FirstScreenDecodes.start(
-                provider: provider, pageSize: 500, size: CGSize(width: 1280, height: 800), scale: scale, cache: cache
-            ) { indices in
-                decoded.withLock { $0 = indices }
-                finished.fulfill()
-            }
-            wait(for: [finished], timeout: 60)
-            let indices = decoded.withLock { $0 }
+            let handle = FirstScreenDecodes.start(
+                provider: provider, pageSize: 500, size: CGSize(width: 1280, height: 800), scale: scale, cache: cache)
+            handle.wait()
+            let indices = handle.indices
             XCTAssertFalse(indices.isEmpty)
             let misses = cache.statistics.misses
             XCTAssertLessThanOrEqual(misses, indices.count, "one decode a card at most (cards share photos)")
@@ -97,5 +90,21 @@ final class FirstScreenDecodesTests: XCTestCase {
             }
             XCTAssertEqual(cache.statistics.misses, misses, "at \(scale)x the displays decoded nothing more")
         }
+    }
+
+    /// Cancelled before it starts, no photo is decoded; `wait` returns once it has stopped.
+    func testCancelledDecodesStopBetweenPhotos() throws {
+        let provider = try Self.provider(cards: 1000)
+        let cache = ImageCache()
+        let handle = FirstScreenDecodes.start(
+            provider: provider, pageSize: 500, size: CGSize(width: 1280, height: 800), scale: 1, cache: cache)
+        handle.cancel()
+        handle.wait()
+        XCTAssertTrue(handle.isCancelled)
+        XCTAssertLessThanOrEqual(cache.statistics.misses, 1, "at most the photo in progress when cancelled")
+        XCTAssertLessThan(cache.statistics.misses, handle.indices.count)
+        let none = FirstScreenDecodes.start(provider: provider, pageSize: 500, size: .zero, scale: 1, cache: cache)
+        none.wait()
+        XCTAssertEqual(none.indices, [])
     }
 }

@@ -81,6 +81,7 @@ final class ShutdownAndFailureTests: XCTestCase {
             let app = session.app, viewer = session.viewer
             let queue = DisplayQueue.shared
             TestApplication.turn(app) { viewer.itemCount > 0 }
+            session.firstScreenDecodes?.wait()  // their decodes are not the displays'
             viewer.scroll(to: 6_000)
             TestApplication.turn(app) { queue.pendingCount > 0 }
             let loadsAtClose = ImageCache.shared.statistics.misses
@@ -88,8 +89,8 @@ final class ShutdownAndFailureTests: XCTestCase {
             app.close()
             XCTAssertNil(DisplayScheduler.shared.runLoop, "the displays of the closed app's loop are ended")
             // The queue empties (a hang guard, not a timing check) and only the displays that
-            // were running decode anything (a card's display decodes its photo and its
-            // background): the queued ones never run.
+            // were running decode anything (a card's display decodes its photo, once when its
+            // background shares the decode, twice for a cropped panorama): the queued ones never run.
             _ = HangGuard.wait(until: { queue.pendingCount == 0 && queue.runningCount == 0 }, pause: 0.01)
             XCTAssertEqual(queue.pendingCount + queue.runningCount, 0)
             XCTAssertLessThanOrEqual(ImageCache.shared.statistics.misses - loadsAtClose, 2 * max(running, queue.workerCount))

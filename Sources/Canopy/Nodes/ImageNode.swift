@@ -178,9 +178,11 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
     /// tutorial card's background is its photo, aspect-filled behind the whole card and blurred
     /// by 30 points, drawn from the photo's decode.
     ///
-    /// The decode is shared when, at the display, the other node shows the same file, has been
-    /// laid out, and decodes the whole file (not a crop of a mostly hidden image); otherwise this
-    /// node decodes as usual. Its `imageScaleFactor` then says how much it enlarges that decode
+    /// The decode is shared when, at the display, the other node shows the same file through
+    /// the same `imageCache`, has been laid out, draws from no other node's decode itself, and
+    /// decodes the whole file (not a crop of a mostly hidden image); otherwise this node decodes
+    /// as usual. A change of the other node (its bounds, mode or file) does not redisplay this
+    /// one: the card's two nodes change together. Its `imageScaleFactor` then says how much it enlarges that decode
     /// (below 1 where its bounds show the image larger than the other node does). Held weakly.
     /// Any thread.
     public var decodeSharedWith: ImageNode? {
@@ -306,24 +308,48 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
     /// flight). For work ahead of the display: a window's first screen decoded while the window
     /// is made. Does nothing for a `Bitmap` image, no image, or no bounds; a file that cannot be
     /// read is left for the display to report (the cache keeps no error). Returns whether the
-    /// decode is in the cache. Any thread but the main one: it blocks while decoding.
+    /// file was decoded (the cache keeps it unless it is bigger than the cache's capacity). Any
+    /// thread but the main one: it blocks while decoding.
     @discardableResult
     public func preload(scale: CGFloat) -> Bool {
-        let p = snapshot(isDisplay: false)
+        Self.preload(snapshot(isDisplay: false), scale: scale)
+    }
+
+    /// `preload(scale:)` without a node: the file at `path` decoded into `cache` as an image node
+    /// of `boundsSize` points with `contentMode` and `cropRect` displays it at `scale` (no
+    /// shared decode). For work ahead of nodes that do not exist yet; making a node for it would
+    /// ask the display scheduler for frames. Any thread but the main one.
+    @discardableResult
+    public static func preload(
+        contentsOf path: String, boundsSize: CGSize, contentMode: ContentMode, cropRect: CGRect = defaultCropRect,
+        scale: CGFloat, cache: ImageCache = .shared
+    ) -> Bool {
+        preload(
+            Parameters(
+                source: .file(path), boundsSize: boundsSize, contentMode: contentMode, cropRect: cropRect,
+                forceUpscaling: false, modification: nil, cache: cache, fonts: .shared, drawsErrorState: false,
+                outcome: DisplayOutcome(), sharedDecode: nil, decodeObserver: nil, traceLabel: nil),
+            scale: scale)
+    }
+
+    private static func preload(_ p: Parameters, scale: CGFloat) -> Bool {
         guard case .file = p.source, scale.isFinite, scale > 0, p.boundsSize.width > 0, p.boundsSize.height > 0
         else { return false }
-        if case .image = Self.prepare(p, size: p.boundsSize, scale: scale, isCancelled: { false }) { return true }
+        if case .image = prepare(p, size: p.boundsSize, scale: scale, isCancelled: { false }) { return true }
         return false
     }
 
     /// What another node needs to draw from this node's decode: its file and its placement.
+    /// Nil when this node draws from another node's decode itself: decodes are shared one step,
+    /// not along chains.
     private func sharedDecode() -> SharedDecode? {
         let size = bounds.size
         guard size.width > 0, size.height > 0 else { return nil }
         return settings.withLock { settings -> SharedDecode? in
-            guard case .file(let path) = settings.source else { return nil }
+            guard case .file(let path) = settings.source, settings.decodeSharedWith == nil else { return nil }
             return SharedDecode(
-                path: path, boundsSize: size, contentMode: settings.contentMode, cropRect: settings.cropRect)
+                path: path, boundsSize: size, contentMode: settings.contentMode, cropRect: settings.cropRect,
+                cache: settings.imageCache)
         }
     }
 
@@ -446,11 +472,14 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
         let boundsSize: CGSize
         let contentMode: ContentMode
         let cropRect: CGRect
+        /// The cache it decodes through: only a decode in the same cache can be shared.
+        let cache: ImageCache
 
-        /// The target the other node decodes `path` to at `scale`, when it decodes the whole
-        /// file (nil when it decodes a crop, or places nothing).
-        func target(path: String, imageSize: CGSize, scale: CGFloat) -> CGSize? {
-            guard path == self.path,
+        /// The target the other node decodes `path` to at `scale` through `cache`, when it
+        /// decodes the whole file (nil when it decodes a crop, uses another cache, or places
+        /// nothing).
+        func target(path: String, imageSize: CGSize, scale: CGFloat, cache: ImageCache) -> CGSize? {
+            guard path == self.path, cache === self.cache,
                 let geometry = ImageGeometry(
                     imageSize: imageSize, boundsSize: boundsSize, contentMode: contentMode,
                     cropRect: cropRect, scale: scale),
@@ -559,7 +588,7 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
             else { return .none }
             // Drawn from another node's decode of the whole file; or, mostly hidden, decode only
             // the visible part, at the size it is drawn; or the whole file, to the pixels it covers.
-            let shared = p.sharedDecode?.target(path: path, imageSize: sourcePixels, scale: scale)
+            let shared = p.sharedDecode?.target(path: path, imageSize: sourcePixels, scale: scale, cache: p.cache)
             let visible =
                 shared == nil
                 ? geometry.visibleCrop(imageWidth: header.width, imageHeight: header.height, boundsSize: size) : nil

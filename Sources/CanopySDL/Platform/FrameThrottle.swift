@@ -18,7 +18,7 @@ import Foundation
 /// Not a fence every frame: on llvmpipe each fence costs the rasterizer a synchronisation. The
 /// compositor's floor at 2x, over the bare SDL program's frame (which has no fence), medians of
 /// alternated runs at 1,000 pt/s: 1.5 to 1.9 with a fence every frame, 1.22 every 4 frames,
-/// 1.10 every 8 (1.04 at 3,000 pt/s), 1.10 with none (docs/notes/compositor-floor.md). Every 8
+/// 1.11 every 8 (1.04 at 3,000 pt/s), 1.10 with none (docs/notes/compositor-floor.md). Every 8
 /// frames, at most 16 are in flight: a starved llvmpipe held about 12 MB more than at 4.
 /// Main thread, with the renderer's context current (during present).
 @MainActor
