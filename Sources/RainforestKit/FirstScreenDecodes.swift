@@ -1,5 +1,6 @@
 import Canopy
 import CanopyGraphics
+import CanopySDL
 import Dispatch
 import Foundation
 import Synchronization
@@ -25,26 +26,24 @@ enum FirstScreenDecodes {
     static let limit = 16
 
     /// The indices of the cards a window of `size` points shows first (the collection fills the
-    /// window, `ColumnLayout` places the cards), top first; at most `limit`.
+    /// window, `Viewer.layout` places the cards), top first; at most `limit`.
     static func items(provider: any CardProvider, pageSize: Int, size: CGSize) -> [Int] {
         let count = min(provider.initialCount(pageSize: pageSize), limit * 2)
         guard count > 0, size.width > 0, size.height > 0 else { return [] }
         let heights = (0..<count).map { index in
             CardDeck.cardHeight(imageSize: try? provider.item(at: index).entry.imageSize.get())
         }
-        let frames = ColumnLayout().layout(heights: heights, width: size.width).frames
+        let frames = Viewer.layout.layout(heights: heights, width: size.width).frames
         let visible = frames.indices.filter { frames[$0].minY < size.height }
         return Array(visible.sorted { (frames[$0].minY, $0) < (frames[$1].minY, $1) }.prefix(limit))
     }
 
     /// The scale the window will have, when it is known before the window is made: a headless
-    /// window has the one asked for (1 by default); a window has 1 on X11 (the driver
-    /// `Application` picks without Wayland, or the one `SDL_VIDEODRIVER` names) and an unknown one
-    /// otherwise (nil).
+    /// window has the one asked for (1 by default); a window has 1 when `Application` will open
+    /// it on X11, and an unknown one otherwise (nil).
     static func knownScale(headless: Bool, rendering: HeadlessOptions?, environment: [String: String]) -> CGFloat? {
         if headless { return rendering.map { CGFloat($0.scale) } ?? 1 }
-        let driver = environment["SDL_VIDEODRIVER"] ?? (environment["WAYLAND_DISPLAY"] != nil ? "wayland,x11" : "x11")
-        return driver == "x11" ? 1 : nil
+        return Application.videoDrivers(headless: false, environment: environment) == "x11" ? 1 : nil
     }
 
     /// The decodes started: they can be stopped between photos, and waited for.

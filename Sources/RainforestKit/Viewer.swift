@@ -9,7 +9,10 @@ import Foundation
 /// first and to scrolling and selection after.
 @MainActor
 final class Viewer {
-    let collection = CollectionNode(layout: ColumnLayout())
+    /// How the collection places its cards (also how the first screen is worked out before the
+    /// window exists: `FirstScreenDecodes`).
+    nonisolated static let layout = ColumnLayout()
+    let collection = CollectionNode(layout: Viewer.layout)
     let source: CardSource
     let router: NodeInputRouter
     /// When set, the scroll offset follows this script instead of input (the benchmark); it is

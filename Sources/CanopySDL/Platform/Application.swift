@@ -107,19 +107,29 @@ public final class Application {
     /// Keeps the OpenGL renderer from running frames ahead of the driver (nil for others).
     private(set) var frameThrottle: FrameThrottle?
 
+    /// The SDL video drivers a window is opened with, in SDL_VIDEODRIVER's form: "offscreen"
+    /// headless (whatever the environment says); else the environment's SDL_VIDEODRIVER; else
+    /// "wayland,x11" in a Wayland session (Wayland gives trackpads fractional deltas, X11 only
+    /// whole wheel clicks) and "x11" without one (trying Wayland there only makes libwayland
+    /// print complaints). Any thread.
+    public nonisolated static func videoDrivers(headless: Bool, environment: [String: String]) -> String {
+        if headless { return "offscreen" }
+        if let drivers = environment["SDL_VIDEODRIVER"] { return drivers }
+        return environment["WAYLAND_DISPLAY"] != nil ? "wayland,x11" : "x11"
+    }
+
     /// Starts SDL and opens the window (or the headless target).
     public init(options: Options) throws(ApplicationError) {
         self.options = options
         self.size = options.size
         self.title = options.title
+        let drivers = Self.videoDrivers(headless: options.headless, environment: ProcessInfo.processInfo.environment)
         if options.headless {
             // Override: an SDL_VIDEODRIVER in the environment must not send a headless run to
             // a display server.
-            SDL_SetHintWithPriority(SDL_HINT_VIDEODRIVER, "offscreen", SDL_HINT_OVERRIDE)
-        } else if getenv("SDL_VIDEODRIVER") == nil {
-            // Wayland gives trackpads fractional deltas; X11 only whole wheel clicks. Without
-            // a Wayland session, trying it only makes libwayland print complaints.
-            SDL_SetHint(SDL_HINT_VIDEODRIVER, getenv("WAYLAND_DISPLAY") != nil ? "wayland,x11" : "x11")
+            SDL_SetHintWithPriority(SDL_HINT_VIDEODRIVER, drivers, SDL_HINT_OVERRIDE)
+        } else {
+            SDL_SetHint(SDL_HINT_VIDEODRIVER, drivers)
         }
         SDL_SetHint(SDL_HINT_VIDEO_ALLOW_SCREENSAVER, "1")
         // Headless runs (screenshots, benchmarks) poll no quit events: SIGINT and SIGTERM must
