@@ -24,11 +24,13 @@ let package = Package(
         // glibc's <malloc.h>: malloc_trim and mallopt for the memory trim, mallinfo2 and malloc_info
         // for the soak report (all through CanopyMemory).
         .systemLibrary(name: "CMalloc"),
-        // Our own C shims over libjpeg-turbo, libpng and libwebp: their fatal errors longjmp,
+        // Our own C shims over libjpeg-turbo, libpng, libwebp and libexif: their fatal errors longjmp,
         // which Swift must never be jumped over, and SDL_image cannot decode to a target size.
         .target(
             name: "CCodecs",
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("webp")]
+            linkerSettings: [
+                .linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("webp"), .linkedLibrary("exif"),
+            ]
         ),
         .target(name: "CanopyGraphics", dependencies: ["CSDL2", "CSDL2Image", "CSDL2TTF", "CCodecs"]),
         .target(

@@ -34,3 +34,23 @@ enum Fixtures {
         return url
     }
 }
+
+extension Fixtures {
+    /// Runs ImageMagick's convert with `arguments` then the path of `output` in `folder`, and
+    /// returns that path; skips the test when ImageMagick is missing.
+    static func convert(_ arguments: [String], _ output: String, in folder: URL) throws -> String {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: convertPath), "ImageMagick is missing")
+        let path = folder.appendingPathComponent(output).path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: convertPath)
+        process.arguments = arguments + [path]
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw NSError(
+                domain: "convert", code: Int(process.terminationStatus),
+                userInfo: [NSLocalizedDescriptionKey: "convert \(arguments) \(output) failed"])
+        }
+        return path
+    }
+}

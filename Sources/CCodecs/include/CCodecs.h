@@ -1,4 +1,4 @@
-// CCodecs: a small C layer over libjpeg(-turbo), libpng and libwebp for CanopyGraphics.
+// CCodecs: a small C layer over libjpeg(-turbo), libpng, libwebp and libexif for CanopyGraphics.
 //
 // libjpeg and libpng report fatal errors by longjmp. Swift frames must never be jumped over, so
 // every entry point here sets its own setjmp before calling into those libraries and returns an
@@ -177,6 +177,17 @@ int ccodecs_gif_first_frame(const char *path, ccodecs_gif_frame *frame, ccodecs_
 /// Checks that an uncompressed BMP file holds all the pixel rows its header promises (a shorter
 /// one is CCODECS_TRUNCATED). Compressed BMPs pass unchecked. Returns 0, or -1 and fills `error`.
 int ccodecs_bmp_check(const char *path, ccodecs_error *error);
+
+// MARK: EXIF
+
+/// The most EXIF bytes the EXIF functions accept (a JPEG APP1 segment holds at most 65,533).
+#define CCODECS_EXIF_MAXIMUM (1024 * 1024)
+
+/// The orientation tag (1 to 8, as TIFF defines them) of EXIF data through libexif: the payload
+/// of a JPEG APP1 segment ("Exif\0\0" then TIFF data) or of a PNG eXIf or WebP EXIF chunk (the
+/// TIFF data alone, or with that prefix). 1 (stored order) when the data holds no valid tag,
+/// is damaged or is larger than CCODECS_EXIF_MAXIMUM. Any thread.
+int ccodecs_exif_orientation(const uint8_t *data, size_t size);
 
 // MARK: Pixels
 

@@ -33,8 +33,10 @@ import Foundation
 /// so an edge may take up to one of those pixels more; crops on multiples of 8 (ImageNode's) are
 /// exact.
 ///
-/// Not done: EXIF orientation (pixels come in stored order), colour profiles and PNG gamma (the
-/// samples are taken as sRGB).
+/// Orientation: a file's EXIF orientation (`ImageHeader.orientation`) is applied, so the result
+/// is the image the right way up, and crops and targets are in that image's pixels.
+///
+/// Not done: colour profiles and PNG gamma (the samples are taken as sRGB).
 public enum ImageDecoder {
     /// The most pixels an image may have when its decoder must hold all of it in memory
     /// (64 megapixels, 256 MB as RGBA).
@@ -98,12 +100,32 @@ public enum ImageDecoder {
         cropping crop: Crop? = nil
     ) throws(ImageError) -> Bitmap {
         let header = try ImageHeader.read(contentsOf: path)
-        switch header.format {
-        case .jpeg: return try decodeJPEG(path: path, target: targetPixelSize, crop: crop)
-        case .png: return try decodePNG(path: path, target: targetPixelSize, crop: crop)
-        case .webp: return try decodeWebP(path: path, target: targetPixelSize, crop: crop)
-        case .gif, .bmp: return try decodeWithSDL(path: path, header: header, target: targetPixelSize, crop: crop)
+        let orientation = header.orientation
+        // The crop and the target are in the shown image's pixels; the decoders work in the
+        // stored image's, and the result is turned at the end (at its decoded size, so cheaply).
+        var storedCrop = crop
+        var storedTarget = targetPixelSize
+        if orientation != .up {
+            if let crop {
+                guard let inside = crop.clamped(width: header.width, height: header.height) else {
+                    throw .unsupported(
+                        path: path, reason: "the crop \(crop) has no pixels in the \(header.width) x \(header.height) image")
+                }
+                storedCrop = orientation.storedCrop(inside, storedWidth: header.storedWidth, storedHeight: header.storedHeight)
+            }
+            if orientation.swapsAxes, let target = targetPixelSize {
+                storedTarget = CGSize(width: target.height, height: target.width)
+            }
         }
+        let stored: Bitmap
+        switch header.format {
+        case .jpeg: stored = try decodeJPEG(path: path, target: storedTarget, crop: storedCrop)
+        case .png: stored = try decodePNG(path: path, target: storedTarget, crop: storedCrop)
+        case .webp: stored = try decodeWebP(path: path, target: storedTarget, crop: storedCrop)
+        case .gif, .bmp:
+            stored = try decodeWithSDL(path: path, header: header, target: storedTarget, crop: storedCrop)
+        }
+        return orientation.apply(to: stored)
     }
 
     /// `crop` clamped to a `width` x `height` image; the whole image for nil.

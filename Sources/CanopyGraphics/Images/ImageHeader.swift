@@ -6,20 +6,38 @@ import Musl
 import Darwin
 #endif
 
-/// An image's pixel size and format, read from its file header without decoding the image.
+import CCodecs
+
+/// An image's pixel size, format and orientation, read from its file header without decoding
+/// the image.
+///
+/// `width` and `height` are the image's size as it is shown: for a file whose EXIF orientation
+/// turns it a quarter (a portrait phone photo stored landscape), the stored sides swapped. A
+/// decode's crop and target are in that shown image's pixels too.
 public struct ImageHeader: Sendable, Equatable {
+    /// The width as shown (after `orientation`).
     public var width: Int
+    /// The height as shown (after `orientation`).
     public var height: Int
     public var format: ImageFormat
+    /// How the stored pixels are turned to be shown: the EXIF orientation of a JPEG (APP1), a PNG
+    /// (eXIf) or a WebP (EXIF chunk); `.up` when the file has none.
+    public var orientation: ImageOrientation
 
     /// Header values above this are rejected as `tooLarge` (decoding limits come later).
     public static let maximumSide = 65_535
 
-    public init(width: Int, height: Int, format: ImageFormat) {
+    public init(width: Int, height: Int, format: ImageFormat, orientation: ImageOrientation = .up) {
         self.width = width
         self.height = height
         self.format = format
+        self.orientation = orientation
     }
+
+    /// The stored image's width (before `orientation`).
+    public var storedWidth: Int { orientation.swapsAxes ? height : width }
+    /// The stored image's height (before `orientation`).
+    public var storedHeight: Int { orientation.swapsAxes ? width : height }
 
     /// Reads the size from the file's header without decoding the image.
     ///
@@ -97,6 +115,17 @@ private struct HeaderBytes {
         return moved >= 0 && moved < window.count ? window[moved] : nil
     }
 
+    /// The `count` bytes from `offset`, or nil when the data ends before them.
+    mutating func bytes(at offset: Int, count: Int) throws(ImageError) -> [UInt8]? {
+        guard offset >= 0, count >= 0 else { return nil }
+        let index = offset &- base
+        if index >= 0, index + count <= window.count { return Array(window[index..<(index + count)]) }
+        guard descriptor >= 0 else { return nil }
+        if let end, offset + count > end { return nil }
+        try load(at: offset, count: count, seeking: true)
+        return window.count >= count ? Array(window[0..<count]) : nil
+    }
+
     /// Replaces the window with up to `count` bytes from `offset`, noting the end of the file
     /// when the read comes up short. The first read uses `read(2)`, so unseekable files still work.
     private mutating func load(at offset: Int, count: Int, seeking: Bool) throws(ImageError) {
@@ -167,13 +196,34 @@ private struct HeaderParser {
         }
         let width = try bigEndian(at: 16, count: 4, format: format)
         let height = try bigEndian(at: 20, count: 4, format: format)
-        return try finish(width: width, height: height, format: format)
+        _ = try finish(width: width, height: height, format: format)
+        return try finish(width: width, height: height, format: format, orientation: try pngOrientation())
     }
 
-    /// JPEG: walks the marker segments to the first start-of-frame (SOFn).
+    /// The orientation in a PNG's eXIf chunk, which comes before the image data: walks the
+    /// chunks after IHDR (seeking past their data) up to the first IDAT. `.up` when there is none,
+    /// or the chunks end or go wrong before one (the decoder reports damage).
+    private mutating func pngOrientation() throws(ImageError) -> ImageOrientation {
+        var offset = 8 + 25  // the signature, then IHDR: length, name, 13 bytes, CRC
+        for _ in 0..<Self.maximumChunks {
+            guard let length = try? bigEndian(at: offset, count: 4, format: .png),
+                let name = try? chunkName(at: offset + 4, format: .png)
+            else { return .up }
+            switch name {
+            case "eXIf": return try exifOrientation(at: offset + 8, count: length)
+            case "IDAT", "IEND": return .up
+            default: offset += 12 + length
+            }
+        }
+        return .up
+    }
+
+    /// JPEG: walks the marker segments to the first start-of-frame (SOFn), reading the
+    /// orientation from the first EXIF APP1 segment before it.
     private mutating func parseJPEG() throws(ImageError) -> ImageHeader {
         let format = ImageFormat.jpeg
         var offset = 2  // after SOI
+        var orientation: ImageOrientation?
         while true {
             // Find the next 0xFF, stepping over stray bytes as libjpeg does, then over fill bytes.
             while try need(at: offset, format: format) != 0xFF { offset += 1 }
@@ -200,7 +250,17 @@ private struct HeaderParser {
                 // Length (2), sample precision (1), height (2), width (2).
                 let height = try bigEndian(at: offset + 3, count: 2, format: format)
                 let width = try bigEndian(at: offset + 5, count: 2, format: format)
-                return try finish(width: width, height: height, format: format)
+                return try finish(width: width, height: height, format: format, orientation: orientation ?? .up)
+            case 0xE1 where orientation == nil:
+                // APP1: EXIF ("Exif\0\0" and TIFF data) or XMP, among others.
+                let length = try bigEndian(at: offset, count: 2, format: format)
+                guard length >= 2 else {
+                    throw .unsupported(path: path, reason: "JPEG segment length \(length)")
+                }
+                if length > 8, try matches(Self.exifPrefix, at: offset + 2) {
+                    orientation = try exifOrientation(at: offset + 2, count: length - 2)
+                }
+                offset += length
             default:
                 let length = try bigEndian(at: offset, count: 2, format: format)
                 guard length >= 2 else {
@@ -240,12 +300,30 @@ private struct HeaderParser {
             return try finish(width: (bits & 0x3FFF) + 1, height: ((bits >> 14) & 0x3FFF) + 1, format: format)
         case "VP8X":
             // Flags (1), reserved (3), then 24-bit canvas width - 1 and height - 1.
+            let flags = try need(at: 20, format: format)
             let width = try littleEndian(at: 24, count: 3, format: format) + 1
             let height = try littleEndian(at: 27, count: 3, format: format) + 1
-            return try finish(width: width, height: height, format: format)
+            _ = try finish(width: width, height: height, format: format)
+            let hasEXIF = flags & 0x08 != 0
+            let orientation = hasEXIF ? try webpOrientation() : .up
+            return try finish(width: width, height: height, format: format, orientation: orientation)
         default:
             throw .unsupported(path: path, reason: "WebP chunk '\(chunk)'")
         }
+    }
+
+    /// The orientation in an extended WebP's EXIF chunk, which usually follows the image data (and
+    /// every frame of an animation): walks the RIFF chunks, seeking past their data.
+    private mutating func webpOrientation() throws(ImageError) -> ImageOrientation {
+        var offset = 12
+        for _ in 0..<Self.maximumChunks {
+            guard let name = try? chunkName(at: offset, format: .webp),
+                let size = try? littleEndian(at: offset + 4, count: 4, format: .webp)
+            else { return .up }
+            if name == "EXIF" { return try exifOrientation(at: offset + 8, count: size) }
+            offset += 8 + size + (size & 1)  // chunks are padded to even sizes
+        }
+        return .up
     }
 
     /// GIF: the logical screen size, little-endian 16-bit, after the 6-byte signature.
@@ -279,9 +357,28 @@ private struct HeaderParser {
         }
     }
 
+    // MARK: EXIF
+
+    private static let exifPrefix: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]  // "Exif\0\0"
+    /// The most chunks walked looking for EXIF data (an animated WebP has one a frame).
+    private static let maximumChunks = 100_000
+
+    /// The orientation in `count` bytes of EXIF data at `offset`, read by libexif; `.up` when
+    /// they are cut short, too many or hold no valid tag.
+    private mutating func exifOrientation(at offset: Int, count: Int) throws(ImageError) -> ImageOrientation {
+        guard count > 0, count <= Int(CCODECS_EXIF_MAXIMUM), let data = try bytes.bytes(at: offset, count: count)
+        else { return .up }
+        let value = data.withUnsafeBufferPointer { ccodecs_exif_orientation($0.baseAddress, $0.count) }
+        return ImageOrientation(exifValue: Int(value))
+    }
+
     // MARK: Checks and byte access
 
-    private func finish(width: Int, height: Int, format: ImageFormat) throws(ImageError) -> ImageHeader {
+    /// The header of a `width` x `height` stored image (checked against the limits), shown
+    /// turned by `orientation`.
+    private func finish(
+        width: Int, height: Int, format: ImageFormat, orientation: ImageOrientation = .up
+    ) throws(ImageError) -> ImageHeader {
         guard width > 0, height > 0 else {
             throw .unsupported(path: path, reason: "zero width or height (\(width) x \(height) px)")
         }
@@ -289,7 +386,10 @@ private struct HeaderParser {
         guard width <= limit, height <= limit else {
             throw .tooLarge(path: path, width: width, height: height, limit: limit)
         }
-        return ImageHeader(width: width, height: height, format: format)
+        if orientation.swapsAxes {
+            return ImageHeader(width: height, height: width, format: format, orientation: orientation)
+        }
+        return ImageHeader(width: width, height: height, format: format, orientation: orientation)
     }
 
     private mutating func matches(_ signature: [UInt8], at offset: Int) throws(ImageError) -> Bool {
