@@ -24,12 +24,13 @@ let package = Package(
         // glibc's <malloc.h>: malloc_trim and mallopt for the memory trim, mallinfo2 and malloc_info
         // for the soak report (all through CanopyMemory).
         .systemLibrary(name: "CMalloc"),
-        // Our own C shims over libjpeg-turbo, libpng, libwebp and libexif: their fatal errors longjmp,
+        // Our own C shims over libjpeg-turbo, libpng, libwebp, libexif and Little CMS 2: their fatal errors longjmp,
         // which Swift must never be jumped over, and SDL_image cannot decode to a target size.
         .target(
             name: "CCodecs",
             linkerSettings: [
-                .linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("webp"), .linkedLibrary("exif"),
+                .linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("webp"), .linkedLibrary("webpdemux"),
+                .linkedLibrary("exif"), .linkedLibrary("lcms2"),
             ]
         ),
         .target(name: "CanopyGraphics", dependencies: ["CSDL2", "CSDL2Image", "CSDL2TTF", "CCodecs"]),
@@ -69,7 +70,11 @@ let package = Package(
         // tests and a headless application.
         .target(
             name: "CanopyTestSupport", dependencies: ["Canopy", "CanopyGraphics", "CanopySDL"], path: "Tests/CanopyTestSupport"),
-        .testTarget(name: "CanopyGraphicsTests", dependencies: ["CanopyGraphics", "CanopyTestSupport"], exclude: ["Golden"]),
+        // Little CMS used directly, the reference the colour tests hold the decoder to.
+        .target(name: "CColorReference", path: "Tests/CColorReference", linkerSettings: [.linkedLibrary("lcms2")]),
+        .testTarget(
+            name: "CanopyGraphicsTests", dependencies: ["CanopyGraphics", "CanopyTestSupport", "CColorReference"],
+            exclude: ["Golden"]),
         .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyTestSupport"]),
         .testTarget(name: "CanopyMemoryTests", dependencies: ["CanopyMemory", "CanopyTestSupport"]),
         .testTarget(name: "CanopySDLTests", dependencies: ["CanopySDL", "CanopyTestSupport"]),

@@ -25,6 +25,12 @@ struct ccodecs_jpeg {
     int cmyk;
     /// The CMYK values are inverted, as Adobe applications write them (an Adobe marker).
     int inverted;
+    /// The embedded ICC profile (jpeg_read_icc_profile's malloc'd copy), or NULL.
+    JOCTET *icc;
+    unsigned int icc_size;
+    /// A CMYK file's conversion through its profile, and a row for its output.
+    const ccodecs_color_transform *cmyk_transform;
+    uint8_t *cmyk_row;
 };
 
 // MARK: libjpeg's message hooks
@@ -154,6 +160,7 @@ ccodecs_jpeg *ccodecs_jpeg_open(const char *path, ccodecs_jpeg_info *info, ccode
     }
     jpeg_create_decompress(&jpeg->cinfo);
     jpeg_stdio_src(&jpeg->cinfo, file);
+    jpeg_save_markers(&jpeg->cinfo, JPEG_APP0 + 2, 0xFFFF);  // ICC profiles live in APP2
     jpeg_read_header(&jpeg->cinfo, TRUE);
     if (check_warnings(jpeg, error) != 0) {
         ccodecs_jpeg_close(jpeg);
@@ -166,6 +173,10 @@ ccodecs_jpeg *ccodecs_jpeg_open(const char *path, ccodecs_jpeg_info *info, ccode
         jpeg->cinfo.out_color_space = JCS_CMYK;
     } else {
         jpeg->cinfo.out_color_space = JCS_EXT_RGBA;  // grey and RGB too; alpha is 0xFF
+    }
+    if (!jpeg_read_icc_profile(&jpeg->cinfo, &jpeg->icc, &jpeg->icc_size)) {
+        jpeg->icc = NULL;  // none, or damaged: the pixels are taken as sRGB
+        jpeg->icc_size = 0;
     }
     memset(info, 0, sizeof *info);
     info->width = (int)jpeg->cinfo.image_width;
@@ -264,7 +275,19 @@ int ccodecs_jpeg_read_rows(ccodecs_jpeg *jpeg, uint8_t *buffer, size_t stride, i
         for (int i = 0; i < count; i++) rows[i] = buffer + (size_t)(done + i) * stride;
         JDIMENSION got = jpeg_read_scanlines(cinfo, rows, (JDIMENSION)count);
         if (check_warnings(jpeg, error) != 0) return -1;
-        if (jpeg->cmyk) {
+        if (jpeg->cmyk && jpeg->cmyk_transform != NULL) {
+            if (jpeg->cmyk_row == NULL) {
+                jpeg->cmyk_row = malloc((size_t)cinfo->output_width * 4);
+                if (jpeg->cmyk_row == NULL) {
+                    ccodecs_set_error(error, CCODECS_OUT_OF_MEMORY, "out of memory");
+                    return -1;
+                }
+            }
+            for (JDIMENSION i = 0; i < got; i++) {
+                ccodecs_color_transform_apply(jpeg->cmyk_transform, rows[i], jpeg->cmyk_row, cinfo->output_width);
+                memcpy(rows[i], jpeg->cmyk_row, (size_t)cinfo->output_width * 4);
+            }
+        } else if (jpeg->cmyk) {
             for (JDIMENSION i = 0; i < got; i++) cmyk_to_rgba(rows[i], cinfo->output_width, jpeg->inverted);
         }
         done += (int)got;
@@ -273,8 +296,24 @@ int ccodecs_jpeg_read_rows(ccodecs_jpeg *jpeg, uint8_t *buffer, size_t stride, i
     return done;
 }
 
+const uint8_t *ccodecs_jpeg_icc_profile(ccodecs_jpeg *jpeg, size_t *size) {
+    *size = jpeg->icc_size;
+    return jpeg->icc;
+}
+
+void ccodecs_jpeg_set_cmyk_transform(ccodecs_jpeg *jpeg, const ccodecs_color_transform *transform) {
+    jpeg->cmyk_transform = transform;
+}
+
+int ccodecs_jpeg_cmyk_input(ccodecs_jpeg *jpeg) {
+    if (!jpeg->cmyk) return CCODECS_COLOR_RGBA_PREMULTIPLIED;
+    return jpeg->inverted ? CCODECS_COLOR_CMYK_INVERTED : CCODECS_COLOR_CMYK;
+}
+
 void ccodecs_jpeg_close(ccodecs_jpeg *jpeg) {
     if (jpeg == NULL) return;
+    free(jpeg->icc);
+    free(jpeg->cmyk_row);
     // jpeg_destroy never raises an error, so no setjmp is needed here.
     jpeg_destroy_decompress(&jpeg->cinfo);
     if (jpeg->file != NULL) fclose(jpeg->file);

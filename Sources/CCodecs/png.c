@@ -171,6 +171,19 @@ int ccodecs_png_read_image(ccodecs_png *handle, uint8_t *buffer, size_t stride, 
     return 0;
 }
 
+const uint8_t *ccodecs_png_icc_profile(ccodecs_png *handle, size_t *size) {
+    *size = 0;
+    // png_get_* raise no errors. An sRGB chunk wins over an iCCP chunk (the specification).
+    if (png_get_valid(handle->png, handle->info, PNG_INFO_sRGB)) return NULL;
+    png_charp name = NULL;
+    int compression = 0;
+    png_bytep profile = NULL;
+    png_uint_32 length = 0;
+    if (!png_get_iCCP(handle->png, handle->info, &name, &compression, &profile, &length)) return NULL;
+    *size = length;
+    return profile;
+}
+
 void ccodecs_png_close(ccodecs_png *handle) {
     if (handle == NULL) return;
     // png_destroy_read_struct raises no errors, so no setjmp is needed here.

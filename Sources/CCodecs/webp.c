@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <webp/decode.h>
+#include <webp/demux.h>
 
 struct ccodecs_webp {
     uint8_t *data;
@@ -14,6 +15,9 @@ struct ccodecs_webp {
     int width;
     int height;
     int lossless;
+    /// The ICCP chunk's bytes (inside `data`), or NULL.
+    const uint8_t *icc;
+    size_t icc_size;
 };
 
 /// Fills `error` for a libwebp status other than VP8_STATUS_OK.
@@ -38,6 +42,23 @@ static void report_status(VP8StatusCode status, ccodecs_error *error) {
         ccodecs_set_error(error, CCODECS_CORRUPT, "libwebp status %d", (int)status);
         break;
     }
+}
+
+/// Finds an extended file's ICCP chunk through libwebp's demuxer (a damaged chunk list, or none,
+/// leaves the profile out: the pixels are then taken as sRGB).
+static void find_icc_profile(struct ccodecs_webp *webp) {
+    WebPData whole = {webp->data, webp->size};
+    WebPDemuxer *demuxer = WebPDemux(&whole);
+    if (demuxer == NULL) return;
+    if (WebPDemuxGetI(demuxer, WEBP_FF_FORMAT_FLAGS) & ICCP_FLAG) {
+        WebPChunkIterator chunk;
+        if (WebPDemuxGetChunk(demuxer, "ICCP", 1, &chunk)) {
+            webp->icc = chunk.chunk.bytes;  // points into webp->data
+            webp->icc_size = chunk.chunk.size;
+            WebPDemuxReleaseChunkIterator(&chunk);
+        }
+    }
+    WebPDemuxDelete(demuxer);
 }
 
 ccodecs_webp *ccodecs_webp_open(const char *path, ccodecs_webp_info *info, ccodecs_error *error) {
@@ -85,6 +106,7 @@ ccodecs_webp *ccodecs_webp_open(const char *path, ccodecs_webp_info *info, ccode
     webp->width = features.width;
     webp->height = features.height;
     webp->lossless = features.format == 2;
+    find_icc_profile(webp);
     info->width = features.width;
     info->height = features.height;
     info->has_alpha = features.has_alpha;
@@ -135,6 +157,11 @@ int ccodecs_webp_decode(ccodecs_webp *webp, int crop_x, int crop_y, int crop_wid
         return -1;
     }
     return 0;
+}
+
+const uint8_t *ccodecs_webp_icc_profile(ccodecs_webp *webp, size_t *size) {
+    *size = webp->icc_size;
+    return webp->icc;
 }
 
 void ccodecs_webp_close(ccodecs_webp *webp) {

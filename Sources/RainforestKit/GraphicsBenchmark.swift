@@ -8,7 +8,12 @@ struct GraphicsBenchmark {
     static let steps = [
         "decode_jpeg_1080p", "decode_webp_1080p", "header_read", "downscale_to_card",
         "blur_card_1x", "blur_card_2x", "text_description", "card_1x", "naive_blur_full_res",
+        "decode_jpeg_fit_card", "decode_jpeg_fit_card_adobe_rgb",
     ]
+
+    /// An Adobe RGB (1998) profile from Debian's libgs-common (installed by `make setup`), which
+    /// `decode_jpeg_fit_card_adobe_rgb` embeds in a copy of the photo.
+    static let adobeRGBProfile = "/usr/share/color/icc/ghostscript/a98.icc"
 
     let resources: Resources
     let deck: CardDeck
@@ -85,7 +90,40 @@ struct GraphicsBenchmark {
                 photo, radius: CardArtist.blurRadius, tintColor: CardArtist.blurTint,
                 saturationDeltaFactor: CardArtist.blurSaturation, allowsDownscaling: false)
         }
+        try measureColorConversion(jpeg: jpeg, into: &results)
         return results
+    }
+
+    /// The cost of an embedded profile: the photo decoded to cover a 1x card, plain and with an
+    /// Adobe RGB profile (converted to sRGB by Little CMS), the two runs taking turns so that the
+    /// machine's swings fall on both. Left out when the profile is not installed.
+    private func measureColorConversion(jpeg: String, into results: inout [String: Result]) throws(UserFacingError) {
+        guard let profile = FileManager.default.contents(atPath: Self.adobeRGBProfile),
+            var file = FileManager.default.contents(atPath: jpeg), file.count > 2
+        else { return }
+        // The profile in an APP2 segment ("ICC_PROFILE", NUL, chunk 1 of 1) right after SOI.
+        let payload = Data("ICC_PROFILE".utf8) + Data([0, 1, 1]) + profile
+        file.insert(
+            contentsOf: Data([0xFF, 0xE2, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)]) + payload, at: 2)
+        let tagged = FileManager.default.temporaryDirectory.appendingPathComponent("rainforest-bench-\(getpid())-adobe-rgb.jpg")
+        defer { try? FileManager.default.removeItem(at: tagged) }
+        do {
+            try file.write(to: tagged)
+            let target = CGSize(width: 320, height: 180)
+            var plainTimes: [Double] = [], taggedTimes: [Double] = []
+            for run in 0...repetitions {
+                for (path, index) in [(jpeg, 0), (tagged.path, 1)] {
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    _ = try ImageDecoder.decode(contentsOf: path, fitting: target)
+                    let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+                    if run > 0 { index == 0 ? plainTimes.append(ms) : taggedTimes.append(ms) }  // run 0 warms up
+                }
+            }
+            results["decode_jpeg_fit_card"] = Result(medianMs: plainTimes.median, runs: plainTimes.count)
+            results["decode_jpeg_fit_card_adobe_rgb"] = Result(medianMs: taggedTimes.median, runs: taggedTimes.count)
+        } catch {
+            throw UserFacingError(message: "bench: colour conversion: \(error)")
+        }
     }
 
     /// The red panda's card, its photo read from `resources` (the benchmarks that draw one card).

@@ -41,16 +41,25 @@ extension Fixtures {
     static func convert(_ arguments: [String], _ output: String, in folder: URL) throws -> String {
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: convertPath), "ImageMagick is missing")
         let path = folder.appendingPathComponent(output).path
+        _ = try run(convertPath, arguments + [path])
+        return path
+    }
+
+    /// Runs a program and returns its standard output; throws when it fails.
+    static func run(_ executable: String, _ arguments: [String]) throws -> [UInt8] {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: convertPath)
-        process.arguments = arguments + [path]
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
         try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw NSError(
-                domain: "convert", code: Int(process.terminationStatus),
-                userInfo: [NSLocalizedDescriptionKey: "convert \(arguments) \(output) failed"])
+                domain: executable, code: Int(process.terminationStatus),
+                userInfo: [NSLocalizedDescriptionKey: "\(executable) \(arguments) failed"])
         }
-        return path
+        return [UInt8](data)
     }
 }

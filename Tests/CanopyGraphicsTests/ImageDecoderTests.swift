@@ -766,20 +766,7 @@ final class ImageDecoderTests: XCTestCase {
     }
 
     private func run(_ executable: String, _ arguments: [String]) throws -> [UInt8] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw NSError(
-                domain: "convert", code: Int(process.terminationStatus),
-                userInfo: [NSLocalizedDescriptionKey: "\(executable) \(arguments) failed"])
-        }
-        return [UInt8](data)
+        try Fixtures.run(executable, arguments)
     }
 
     private func assertPixel(

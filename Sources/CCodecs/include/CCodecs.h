@@ -1,4 +1,5 @@
-// CCodecs: a small C layer over libjpeg(-turbo), libpng, libwebp and libexif for CanopyGraphics.
+// CCodecs: a small C layer over libjpeg(-turbo), libpng, libwebp, libexif and Little CMS 2 for
+// CanopyGraphics.
 //
 // libjpeg and libpng report fatal errors by longjmp. Swift frames must never be jumped over, so
 // every entry point here sets its own setjmp before calling into those libraries and returns an
@@ -40,6 +41,8 @@ typedef struct {
     int status;
     char message[200];
 } ccodecs_error;
+
+typedef struct ccodecs_color_transform ccodecs_color_transform;
 
 // MARK: JPEG
 
@@ -89,6 +92,19 @@ int ccodecs_jpeg_start(ccodecs_jpeg *jpeg, int crop_x, int crop_y, int crop_widt
 int ccodecs_jpeg_read_rows(ccodecs_jpeg *jpeg, uint8_t *buffer, size_t stride, int max_rows,
                            ccodecs_error *error);
 
+/// The ICC profile embedded in the file's APP2 segments (read with the header), or NULL. The
+/// bytes stay valid until the handle is closed.
+const uint8_t *ccodecs_jpeg_icc_profile(ccodecs_jpeg *jpeg, size_t *size);
+
+/// For a CMYK or YCCK file: converts its rows through `transform` (made for
+/// CCODECS_COLOR_CMYK or CCODECS_COLOR_CMYK_INVERTED, as ccodecs_jpeg_cmyk_input says) instead
+/// of the plain formula. The transform must outlive the reads. Call before reading rows.
+void ccodecs_jpeg_set_cmyk_transform(ccodecs_jpeg *jpeg, const ccodecs_color_transform *transform);
+
+/// CCODECS_COLOR_CMYK or CCODECS_COLOR_CMYK_INVERTED for a CMYK or YCCK file (inverted when an
+/// Adobe marker says so), CCODECS_COLOR_RGBA_PREMULTIPLIED for others.
+int ccodecs_jpeg_cmyk_input(ccodecs_jpeg *jpeg);
+
 /// Releases the handle and closes the file. Accepts NULL.
 void ccodecs_jpeg_close(ccodecs_jpeg *jpeg);
 
@@ -123,6 +139,10 @@ int ccodecs_png_read_rows(ccodecs_png *png, uint8_t *buffer, size_t stride, int 
 /// Returns 0, or -1 and fills `error`.
 int ccodecs_png_read_image(ccodecs_png *png, uint8_t *buffer, size_t stride, ccodecs_error *error);
 
+/// The ICC profile of the file's iCCP chunk (read with the header), or NULL when it has none or
+/// says it is sRGB (an sRGB chunk). The bytes stay valid until the handle is closed.
+const uint8_t *ccodecs_png_icc_profile(ccodecs_png *png, size_t *size);
+
 /// Releases the handle and closes the file. Accepts NULL.
 void ccodecs_png_close(ccodecs_png *png);
 
@@ -153,6 +173,10 @@ ccodecs_webp *ccodecs_webp_open(const char *path, ccodecs_webp_info *info, ccode
 int ccodecs_webp_decode(ccodecs_webp *webp, int crop_x, int crop_y, int crop_width, int crop_height,
                         int output_width, int output_height, uint8_t *buffer, size_t stride,
                         ccodecs_error *error);
+
+/// The ICC profile of an extended file's ICCP chunk, or NULL. The bytes stay valid until the
+/// handle is closed.
+const uint8_t *ccodecs_webp_icc_profile(ccodecs_webp *webp, size_t *size);
 
 /// Releases the handle and its copy of the file. Accepts NULL.
 void ccodecs_webp_close(ccodecs_webp *webp);
@@ -188,6 +212,40 @@ int ccodecs_bmp_check(const char *path, ccodecs_error *error);
 /// TIFF data alone, or with that prefix). 1 (stored order) when the data holds no valid tag,
 /// is damaged or is larger than CCODECS_EXIF_MAXIMUM. Any thread.
 int ccodecs_exif_orientation(const uint8_t *data, size_t size);
+
+// MARK: Colour
+
+/// The largest ICC profile accepted (real ones are a few hundred bytes to a few hundred KB).
+#define CCODECS_ICC_MAXIMUM 4194304  // 4 MiB
+
+/// What a colour transform takes in.
+enum {
+    /// Premultiplied RGBA (R, G, B, A bytes); alpha is kept.
+    CCODECS_COLOR_RGBA_PREMULTIPLIED = 0,
+    /// CMYK bytes, 0 for no ink (out: opaque RGBA).
+    CCODECS_COLOR_CMYK = 1,
+    /// CMYK bytes inverted, 255 for no ink, as Adobe applications write JPEGs (out: opaque RGBA).
+    CCODECS_COLOR_CMYK_INVERTED = 2,
+    /// RGBA whose every alpha is 255 (converted faster than premultiplied pixels).
+    CCODECS_COLOR_RGBA_OPAQUE = 3,
+};
+
+/// A Little CMS transform from an embedded ICC profile (an RGB profile for the RGBA inputs, a
+/// CMYK one for the CMYK inputs) to sRGB, perceptual intent.
+/// Returns NULL and fills `error` when there is nothing to do or it cannot be done: status
+/// CCODECS_OK for a profile that describes sRGB itself (no conversion needed), otherwise
+/// CCODECS_CORRUPT or CCODECS_UNSUPPORTED with the reason. Any thread; the transform may then be
+/// applied by any number of threads at once.
+ccodecs_color_transform *ccodecs_color_transform_create(const uint8_t *icc, size_t size, int input,
+                                                        ccodecs_error *error);
+
+/// Converts `count` pixels of 4 bytes from `input` to sRGB RGBA in `output` (not overlapping
+/// `input`).
+void ccodecs_color_transform_apply(const ccodecs_color_transform *transform, const uint8_t *input,
+                                   uint8_t *output, size_t count);
+
+/// Releases a transform. Accepts NULL.
+void ccodecs_color_transform_free(ccodecs_color_transform *transform);
 
 // MARK: Pixels
 

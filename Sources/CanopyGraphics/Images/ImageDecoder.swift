@@ -36,7 +36,10 @@ import Foundation
 /// Orientation: a file's EXIF orientation (`ImageHeader.orientation`) is applied, so the result
 /// is the image the right way up, and crops and targets are in that image's pixels.
 ///
-/// Not done: colour profiles and PNG gamma (the samples are taken as sRGB).
+/// Colour: an embedded ICC profile (JPEG APP2, PNG iCCP, WebP ICCP) is converted to sRGB
+/// through Little CMS (`ColorProfiles`, one transform per profile): RGB files after decoding, at
+/// the decoded size; CMYK JPEGs row by row through their profile, in place of the plain formula.
+/// Files without a profile, and PNG gamma (gAMA, cHRM), are taken as sRGB.
 public enum ImageDecoder {
     /// The most pixels an image may have when its decoder must hold all of it in memory
     /// (64 megapixels, 256 MB as RGBA).
@@ -171,6 +174,14 @@ public enum ImageDecoder {
             throw failure(error, path: path, format: .jpeg)
         }
         defer { ccodecs_jpeg_close(jpeg) }
+        var profileSize = 0
+        let profile = ccodecs_jpeg_icc_profile(jpeg, &profileSize)
+        let cmykInput = ccodecs_jpeg_cmyk_input(jpeg)
+        let input = cmykInput == Int32(CCODECS_COLOR_RGBA_PREMULTIPLIED) ? Int32(CCODECS_COLOR_RGBA_OPAQUE) : cmykInput
+        let transform = ColorProfiles.transform(profile: profile, size: profileSize, input: input)
+        if input != Int32(CCODECS_COLOR_RGBA_OPAQUE), let transform {
+            ccodecs_jpeg_set_cmyk_transform(jpeg, transform.pointer)  // CMYK rows convert as they are read
+        }
         let width = Int(info.width), height = Int(info.height)
         if info.multiple_scans != 0 {
             // libjpeg keeps every coefficient of a multi-scan file in memory.
@@ -189,7 +200,7 @@ public enum ImageDecoder {
         let outputCrop = Crop(
             x: Int(info.output_crop_x), y: Int(info.output_crop_y),
             width: Int(info.output_crop_width), height: Int(info.output_crop_height))
-        return try streamDecode(
+        let bitmap = try streamDecode(
             path: path, format: .jpeg, sourceWidth: Int(info.output_width), sourceHeight: Int(info.output_height),
             crop: outputCrop, size: size
         ) { (rows, stride, count) throws(ImageError) -> Int in
@@ -197,6 +208,7 @@ public enum ImageDecoder {
             if got < 0 { throw failure(error, path: path, format: .jpeg, width: width, height: height) }
             return Int(got)
         }
+        return input == Int32(CCODECS_COLOR_RGBA_OPAQUE) ? ColorProfiles.convert(bitmap, with: transform) : bitmap
     }
 
     // MARK: PNG
@@ -208,6 +220,17 @@ public enum ImageDecoder {
             throw failure(error, path: path, format: .png)
         }
         defer { ccodecs_png_close(png) }
+        var profileSize = 0
+        let profile = ccodecs_png_icc_profile(png, &profileSize)
+        let transform = ColorProfiles.transform(profile: profile, size: profileSize, opaque: info.has_alpha == 0)
+        return ColorProfiles.convert(
+            try decodePNGPixels(png, info: info, path: path, target: target, crop: crop), with: transform)
+    }
+
+    private static func decodePNGPixels(
+        _ png: OpaquePointer, info: ccodecs_png_info, path: String, target: CGSize?, crop: Crop?
+    ) throws(ImageError) -> Bitmap {
+        var error = ccodecs_error()
         let width = Int(info.width), height = Int(info.height)
         let crop = try resolve(crop, path: path, width: width, height: height)
         let size = fittedPixelSize(width: crop.width, height: crop.height, fitting: target)
@@ -248,6 +271,9 @@ public enum ImageDecoder {
             throw failure(error, path: path, format: .webp)
         }
         defer { ccodecs_webp_close(webp) }
+        var profileSize = 0
+        let profile = ccodecs_webp_icc_profile(webp, &profileSize)
+        let transform = ColorProfiles.transform(profile: profile, size: profileSize, opaque: info.has_alpha == 0)
         let width = Int(info.width), height = Int(info.height)
         if info.lossless != 0 {
             // The lossless decoder holds the whole image as ARGB whatever the output size.
@@ -264,7 +290,7 @@ public enum ImageDecoder {
         let size = fittedPixelSize(width: crop.width, height: crop.height, fitting: target)
         try checkOutput(path: path, size: size)
         // libwebp crops and scales while it decodes, row by row, straight to the wanted size.
-        return try makeBitmap(width: size.width, height: size.height) { (pixels, stride) throws(ImageError) in
+        let bitmap = try makeBitmap(width: size.width, height: size.height) { (pixels, stride) throws(ImageError) in
             guard
                 ccodecs_webp_decode(
                     webp, Int32(crop.x), Int32(crop.y), Int32(crop.width), Int32(crop.height),
@@ -273,6 +299,7 @@ public enum ImageDecoder {
                 throw failure(error, path: path, format: .webp, width: width, height: height)
             }
         }
+        return ColorProfiles.convert(bitmap, with: transform)
     }
 
     // MARK: GIF and BMP (SDL_image)
