@@ -8,7 +8,7 @@ LOGS := .build/logs
 BIN := .build/release/rainforest
 # What the build, the tests and the headless renderer need from Debian.
 APT_PACKAGES := pkg-config libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev \
-                libjpeg62-turbo-dev libpng-dev libwebp-dev libexif-dev liblcms2-dev libgs-common \
+                libjpeg62-turbo-dev libpng-dev libwebp-dev libexif-dev liblcms2-dev libssl-dev libgs-common \
                 libgl1-mesa-dri libegl-mesa0 xvfb xauth xdotool imagemagick \
                 valgrind binutils
 # Options for `make run`, e.g. make run ARGS="--cards 200".
@@ -110,9 +110,12 @@ run: build
 
 # Runs the tests its arguments name (after `swift test --skip-build`) with the environment in
 # $(1), their output also in $(LOGS)/$(2).log, then reports their counts and the slowest.
+# The tests' thumbnails (Rainforest shares the desktop's for --images) go to a folder of their
+# own, emptied before each run, never to the user's $XDG_CACHE_HOME.
+TEST_CACHE_HOME := $(CURDIR)/.build/test-cache
 define run-tests
-@mkdir -p $(LOGS)
-status=0; $(1) $(SWIFT) test --skip-build --disable-swift-testing $(3) 2>&1 | tee $(LOGS)/$(2).log || status=$$?; \
+@mkdir -p $(LOGS); rm -rf $(TEST_CACHE_HOME); mkdir -p $(TEST_CACHE_HOME)
+status=0; XDG_CACHE_HOME=$(TEST_CACHE_HOME) $(1) $(SWIFT) test --skip-build --disable-swift-testing $(3) 2>&1 | tee $(LOGS)/$(2).log || status=$$?; \
   .ci/test-report $(LOGS)/$(2).log; exit $$status
 endef
 

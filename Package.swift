@@ -30,7 +30,7 @@ let package = Package(
             name: "CCodecs",
             linkerSettings: [
                 .linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("webp"), .linkedLibrary("webpdemux"),
-                .linkedLibrary("exif"), .linkedLibrary("lcms2"),
+                .linkedLibrary("exif"), .linkedLibrary("lcms2"), .linkedLibrary("crypto"),
             ]
         ),
         .target(name: "CanopyGraphics", dependencies: ["CSDL2", "CSDL2Image", "CSDL2TTF", "CCodecs"]),
@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyTestSupport"]),
         .testTarget(name: "CanopyMemoryTests", dependencies: ["CanopyMemory", "CanopyTestSupport"]),
         .testTarget(name: "CanopySDLTests", dependencies: ["CanopySDL", "CanopyTestSupport"]),
-        .testTarget(name: "RainforestTests", dependencies: ["RainforestKit", "CanopyMemory", "CanopyTestSupport"]),
+        .testTarget(name: "RainforestTests", dependencies: ["RainforestKit", "CanopyMemory", "CanopyTestSupport", "CSDL2"]),
     ],
     swiftLanguageModes: [.v6]
 )

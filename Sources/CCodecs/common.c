@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
 void ccodecs_set_error(ccodecs_error *error, int status, const char *format, ...) {
     if (error == NULL) return;
     error->status = status;
@@ -68,4 +70,9 @@ void ccodecs_premultiply(uint8_t *pixels, size_t count) {
             p[2] = ccodecs_mul255(p[2], a);
         }
     }
+}
+
+int ccodecs_md5(const void *data, size_t size, uint8_t digest[16]) {
+    unsigned int length = 0;
+    return EVP_Digest(data, size, digest, &length, EVP_md5(), NULL) == 1 && length == 16 ? 0 : -1;
 }

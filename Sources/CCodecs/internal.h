@@ -12,6 +12,11 @@ void ccodecs_set_error(ccodecs_error *error, int status, const char *format, ...
 /// Opens `path` for reading, refusing directories; fills `error` with FILE_MISSING or UNREADABLE.
 FILE *ccodecs_open_file(const char *path, ccodecs_error *error);
 
+/// Whether `cancel` (maybe NULL) says stop.
+static inline int ccodecs_cancelled(const ccodecs_cancel *cancel) {
+    return cancel != NULL && cancel->check != NULL && cancel->check(cancel->context) != 0;
+}
+
 /// round(x * y / 255) for x, y in 0...255.
 static inline uint8_t ccodecs_mul255(unsigned x, unsigned y) {
     unsigned t = x * y + 128;

@@ -31,6 +31,11 @@ struct ccodecs_jpeg {
     /// A CMYK file's conversion through its profile, and a row for its output.
     const ccodecs_color_transform *cmyk_transform;
     uint8_t *cmyk_row;
+    /// The caller's cancellation check, asked by the progress monitor.
+    struct jpeg_progress_mgr progress;
+    const ccodecs_cancel *cancel;
+    /// The check said stop (and the progress monitor jumped to `fail`).
+    int cancelled;
 };
 
 // MARK: libjpeg's message hooks
@@ -76,8 +81,21 @@ static void on_output_message(j_common_ptr cinfo) {
 
 // MARK: Errors
 
+/// libjpeg's progress hook: asks the caller whether to stop, and stops by the error path.
+static void on_progress(j_common_ptr cinfo) {
+    struct ccodecs_jpeg *jpeg = (struct ccodecs_jpeg *)cinfo->client_data;
+    if (ccodecs_cancelled(jpeg->cancel)) {
+        jpeg->cancelled = 1;
+        longjmp(jpeg->fail, 1);
+    }
+}
+
 /// Fills `error` after libjpeg jumped to `fail`.
 static void report_failure(struct ccodecs_jpeg *jpeg, ccodecs_error *error) {
+    if (jpeg->cancelled) {
+        ccodecs_set_error(error, CCODECS_CANCELLED, "cancelled");
+        return;
+    }
     char text[JMSG_LENGTH_MAX];
     jpeg->cinfo.err->format_message((j_common_ptr)&jpeg->cinfo, text);
     int code = jpeg->cinfo.err->msg_code;
@@ -296,6 +314,16 @@ int ccodecs_jpeg_read_rows(ccodecs_jpeg *jpeg, uint8_t *buffer, size_t stride, i
     return done;
 }
 
+void ccodecs_jpeg_set_cancel(ccodecs_jpeg *jpeg, const ccodecs_cancel *cancel) {
+    jpeg->cancel = cancel;
+    if (cancel != NULL) {
+        jpeg->progress.progress_monitor = on_progress;
+        jpeg->cinfo.progress = &jpeg->progress;
+    } else {
+        jpeg->cinfo.progress = NULL;
+    }
+}
+
 const uint8_t *ccodecs_jpeg_icc_profile(ccodecs_jpeg *jpeg, size_t *size) {
     *size = jpeg->icc_size;
     return jpeg->icc;
@@ -318,4 +346,70 @@ void ccodecs_jpeg_close(ccodecs_jpeg *jpeg) {
     jpeg_destroy_decompress(&jpeg->cinfo);
     if (jpeg->file != NULL) fclose(jpeg->file);
     free(jpeg);
+}
+
+// MARK: Writing
+
+/// What ccodecs_jpeg_write's error handler needs.
+struct jpeg_writer {
+    struct jpeg_compress_struct cinfo;
+    struct jpeg_error_mgr errors;
+    jmp_buf fail;
+};
+
+static void on_write_error_exit(j_common_ptr cinfo) {
+    struct jpeg_writer *writer = (struct jpeg_writer *)cinfo->client_data;
+    longjmp(writer->fail, 1);
+}
+
+int ccodecs_jpeg_write(const char *path, const uint8_t *pixels, int width, int height, size_t stride, int quality,
+                       const uint8_t *exif, size_t exif_size, ccodecs_error *error) {
+    FILE *file = fopen(path, "wb");
+    if (file == NULL) {
+        ccodecs_set_error(error, CCODECS_UNREADABLE, "%s", strerror(errno));
+        return -1;
+    }
+    struct jpeg_writer *writer = calloc(1, sizeof *writer);
+    if (writer == NULL) {
+        fclose(file);
+        ccodecs_set_error(error, CCODECS_OUT_OF_MEMORY, "out of memory");
+        return -1;
+    }
+    writer->cinfo.err = jpeg_std_error(&writer->errors);
+    writer->errors.error_exit = on_write_error_exit;
+    writer->errors.output_message = on_output_message;
+    writer->cinfo.client_data = writer;
+    if (setjmp(writer->fail)) {
+        char text[JMSG_LENGTH_MAX];
+        writer->cinfo.err->format_message((j_common_ptr)&writer->cinfo, text);
+        jpeg_destroy_compress(&writer->cinfo);
+        free(writer);
+        fclose(file);
+        ccodecs_set_error(error, CCODECS_CORRUPT, "%s", text);
+        return -1;
+    }
+    jpeg_create_compress(&writer->cinfo);
+    jpeg_stdio_dest(&writer->cinfo, file);
+    writer->cinfo.image_width = (JDIMENSION)width;
+    writer->cinfo.image_height = (JDIMENSION)height;
+    writer->cinfo.input_components = 4;
+    writer->cinfo.in_color_space = JCS_EXT_RGBA;  // alpha ignored
+    jpeg_set_defaults(&writer->cinfo);
+    jpeg_set_quality(&writer->cinfo, quality, TRUE);
+    jpeg_start_compress(&writer->cinfo, TRUE);
+    if (exif != NULL && exif_size > 0 && exif_size <= 65533) {
+        jpeg_write_marker(&writer->cinfo, JPEG_APP0 + 1, exif, (unsigned int)exif_size);
+    }
+    while (writer->cinfo.next_scanline < writer->cinfo.image_height) {
+        JSAMPROW row = (JSAMPROW)(pixels + (size_t)writer->cinfo.next_scanline * stride);
+        jpeg_write_scanlines(&writer->cinfo, &row, 1);
+    }
+    jpeg_finish_compress(&writer->cinfo);
+    jpeg_destroy_compress(&writer->cinfo);
+    free(writer);
+    if (fclose(file) != 0) {
+        ccodecs_set_error(error, CCODECS_UNREADABLE, "%s", strerror(errno));
+        return -1;
+    }
+    return 0;
 }

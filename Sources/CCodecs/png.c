@@ -146,7 +146,8 @@ int ccodecs_png_read_rows(ccodecs_png *handle, uint8_t *buffer, size_t stride, i
     return done;
 }
 
-int ccodecs_png_read_image(ccodecs_png *handle, uint8_t *buffer, size_t stride, ccodecs_error *error) {
+int ccodecs_png_read_image(ccodecs_png *handle, uint8_t *buffer, size_t stride, const ccodecs_cancel *cancel,
+                           ccodecs_error *error) {
     if (handle->next_row != 0) {
         ccodecs_set_error(error, CCODECS_UNSUPPORTED, "rows were already read");
         return -1;
@@ -163,7 +164,18 @@ int ccodecs_png_read_image(ccodecs_png *handle, uint8_t *buffer, size_t stride, 
         report_failure(handle, error);
         return -1;
     }
-    png_read_image(handle->png, handle->rows);
+    // png_read_image's own loop, row by row, so that the caller can stop it: each of an
+    // interlaced file's passes updates every row of the image.
+    int passes = handle->interlaced ? png_set_interlace_handling(handle->png) : 1;
+    for (int pass = 0; pass < passes; pass++) {
+        for (png_uint_32 y = 0; y < handle->height; y++) {
+            if ((y & 15) == 0 && ccodecs_cancelled(cancel)) {
+                ccodecs_set_error(error, CCODECS_CANCELLED, "cancelled");
+                return -1;
+            }
+            png_read_row(handle->png, handle->rows[y], NULL);
+        }
+    }
     handle->next_row = handle->height;
     if (handle->has_alpha) {
         for (png_uint_32 y = 0; y < handle->height; y++) ccodecs_premultiply(handle->rows[y], handle->width);
@@ -182,6 +194,110 @@ const uint8_t *ccodecs_png_icc_profile(ccodecs_png *handle, size_t *size) {
     if (!png_get_iCCP(handle->png, handle->info, &name, &compression, &profile, &length)) return NULL;
     *size = length;
     return profile;
+}
+
+int ccodecs_png_find_text(const char *path, const char *key, char *value, size_t capacity) {
+    FILE *file = ccodecs_open_file(path, NULL);
+    if (file == NULL) return -1;
+    static const unsigned char signature[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+    unsigned char head[8];
+    int found = -1;
+    size_t key_length = strlen(key);
+    if (fread(head, 1, 8, file) != 8 || memcmp(head, signature, 8) != 0) goto done;
+    // Chunk by chunk, reading only the headers (and the text chunks), seeking past the rest.
+    for (int chunks = 0; chunks < 100000 && fread(head, 1, 8, file) == 8; chunks++) {
+        uint32_t length = (uint32_t)head[0] << 24 | (uint32_t)head[1] << 16 | (uint32_t)head[2] << 8 | head[3];
+        if (length > 0x7FFFFFFF) break;
+        if (memcmp(head + 4, "IEND", 4) == 0) break;
+        if (memcmp(head + 4, "tEXt", 4) == 0 && length > key_length && length - key_length - 1 < capacity) {
+            char *text = malloc(length);
+            if (text == NULL) break;
+            if (fread(text, 1, length, file) != length) {
+                free(text);
+                break;
+            }
+            if (memcmp(text, key, key_length) == 0 && text[key_length] == 0) {
+                size_t size = length - key_length - 1;
+                memcpy(value, text + key_length + 1, size);
+                value[size] = 0;
+                free(text);
+                found = 0;
+                break;
+            }
+            free(text);
+            if (fseek(file, 4, SEEK_CUR) != 0) break;  // the CRC
+        } else if (fseek(file, (long)length + 4, SEEK_CUR) != 0) {
+            break;
+        }
+    }
+done:
+    fclose(file);
+    return found;
+}
+
+/// What ccodecs_png_write's libpng error handler needs.
+struct png_writer {
+    jmp_buf fail;
+    char message[200];
+};
+
+static void on_write_error(png_structp png, png_const_charp message) {
+    struct png_writer *writer = (struct png_writer *)png_get_error_ptr(png);
+    snprintf(writer->message, sizeof writer->message, "%s", message);
+    longjmp(writer->fail, 1);
+}
+
+int ccodecs_png_write(const char *path, const uint8_t *pixels, int width, int height, size_t stride,
+                      const char *const *keys, const char *const *values, int count, ccodecs_error *error) {
+    FILE *file = fopen(path, "wb");
+    if (file == NULL) {
+        ccodecs_set_error(error, CCODECS_UNREADABLE, "%s", strerror(errno));
+        return -1;
+    }
+    // Volatile: read after a longjmp back into this frame.
+    struct png_writer writer;
+    png_structp volatile png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &writer, on_write_error, on_warning);
+    png_infop volatile info = png != NULL ? png_create_info_struct(png) : NULL;
+    png_textp volatile texts = count > 0 ? calloc((size_t)count, sizeof *texts) : NULL;
+    if (png == NULL || info == NULL || (count > 0 && texts == NULL)) {
+        png_structp p = png;
+        png_infop i = info;
+        if (p != NULL) png_destroy_write_struct(&p, i != NULL ? &i : NULL);
+        free(texts);
+        fclose(file);
+        ccodecs_set_error(error, CCODECS_OUT_OF_MEMORY, "out of memory");
+        return -1;
+    }
+    if (setjmp(writer.fail)) {
+        png_structp p = png;
+        png_infop i = info;
+        png_destroy_write_struct(&p, &i);
+        free(texts);
+        fclose(file);
+        ccodecs_set_error(error, CCODECS_CORRUPT, "%s", writer.message);
+        return -1;
+    }
+    png_init_io(png, file);
+    png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8, PNG_COLOR_TYPE_RGB_ALPHA,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    for (int i = 0; i < count; i++) {
+        texts[i].compression = PNG_TEXT_COMPRESSION_NONE;
+        texts[i].key = (png_charp)keys[i];
+        texts[i].text = (png_charp)values[i];
+    }
+    if (count > 0) png_set_text(png, info, texts, count);  // before the image data, where readers look
+    png_write_info(png, info);
+    for (int y = 0; y < height; y++) png_write_row(png, pixels + (size_t)y * stride);
+    png_write_end(png, info);
+    png_structp p = png;
+    png_infop i = info;
+    png_destroy_write_struct(&p, &i);
+    free(texts);
+    if (fclose(file) != 0) {
+        ccodecs_set_error(error, CCODECS_UNREADABLE, "%s", strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 void ccodecs_png_close(ccodecs_png *handle) {

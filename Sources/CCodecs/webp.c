@@ -117,7 +117,7 @@ ccodecs_webp *ccodecs_webp_open(const char *path, ccodecs_webp_info *info, ccode
 
 int ccodecs_webp_decode(ccodecs_webp *webp, int crop_x, int crop_y, int crop_width, int crop_height,
                         int output_width, int output_height, uint8_t *buffer, size_t stride,
-                        ccodecs_error *error) {
+                        const ccodecs_cancel *cancel, ccodecs_error *error) {
     if (crop_x < 0 || crop_y < 0 || crop_width <= 0 || crop_height <= 0 ||
         crop_x > webp->width - crop_width || crop_y > webp->height - crop_height) {
         ccodecs_set_error(error, CCODECS_UNSUPPORTED, "a crop outside the WebP image");
@@ -150,10 +150,29 @@ int ccodecs_webp_decode(ccodecs_webp *webp, int crop_x, int crop_y, int crop_wid
     config.output.u.RGBA.rgba = buffer;
     config.output.u.RGBA.stride = (int)stride;
     config.output.u.RGBA.size = stride * (size_t)output_height;
-    VP8StatusCode result = WebPDecode(webp->data, webp->size, &config);
+    // The incremental decoder decodes what the data given so far holds, so feeding it in steps
+    // lets the caller stop between them.
+    WebPIDecoder *decoder = WebPIDecode(NULL, 0, &config);
+    if (decoder == NULL) {
+        ccodecs_set_error(error, CCODECS_OUT_OF_MEMORY, "out of memory");
+        return -1;
+    }
+    enum { step = 64 * 1024 };
+    VP8StatusCode result = VP8_STATUS_SUSPENDED;
+    for (size_t given = 0; given < webp->size && result == VP8_STATUS_SUSPENDED;) {
+        if (ccodecs_cancelled(cancel)) {
+            WebPIDelete(decoder);
+            WebPFreeDecBuffer(&config.output);
+            ccodecs_set_error(error, CCODECS_CANCELLED, "cancelled");
+            return -1;
+        }
+        given = webp->size - given > step ? given + step : webp->size;
+        result = WebPIUpdate(decoder, webp->data, given);
+    }
+    WebPIDelete(decoder);
     WebPFreeDecBuffer(&config.output);  // frees nothing of ours: the memory is external
     if (result != VP8_STATUS_OK) {
-        report_status(result, error);
+        report_status(result, error);  // still suspended at the end: the data ends early
         return -1;
     }
     return 0;

@@ -10,6 +10,19 @@ extension BenchCommand {
 
     @MainActor
     func execute() throws {
+        if let folder = makeCameraFolder {
+            let resources: Resources
+            do {
+                resources = try Resources.locate(override: collection.resources)
+            } catch {
+                throw UserFacingError(message: error.message)
+            }
+            let url = URL(fileURLWithPath: folder)
+            print("bench: making \(photos) camera photos (\(CameraFolder.width) x \(CameraFolder.height) JPEGs) in \(url.path)")
+            let made = try CameraFolder.make(in: url, count: photos, resources: resources)
+            print("bench: made \(made), kept \(photos - made)")
+            return
+        }
         var options = collection
         if options.cards == nil && options.images == nil { options.cards = 1000 }
         let content = try Content.load(options)
@@ -24,6 +37,9 @@ extension BenchCommand {
             return
         }
         var report = BenchReport(environment: .init(cores: ProcessInfo.processInfo.activeProcessorCount))
+        if scenario.contains(.camera) {
+            try runCamera(options: options, content: content, into: &report)
+        }
         if scenario.contains(.startup) {
             print(
                 "bench: the first screen, from launch to every visible card on screen whole, in ms: cold (a new process, \(StartupBenchmark.runs) in a row) and warm (a second window in the same process)"
@@ -96,13 +112,14 @@ extension BenchCommand {
     }
 
     /// The options a child run of the bench is given to open the same viewer.
-    private func childArguments(_ options: CollectionOptions) -> [String] {
+    func childArguments(_ options: CollectionOptions) -> [String] {
         var arguments = ["--page-size", "\(options.pageSize)", "--timeout", "\(timeout)"]
         arguments += ["--scale", "\(rendering.scale)", "--refresh", "\(rendering.refresh)"]
         if let cards = options.cards { arguments += ["--cards", "\(cards)"] }
         if let images = options.images { arguments += ["--images", images] }
         if let size = options.size { arguments += ["--size", size.description] }
         if let resources = options.resources { arguments += ["--resources", resources] }
+        arguments += ["--max-megapixels", "\(options.maxMegapixels)"]
         return arguments
     }
 
@@ -183,7 +200,7 @@ extension BenchCommand {
     /// first frame with every visible card on screen whole), then `duration` seconds of scrolling
     /// at constant speed, down to the end of the cards loaded so far and back up, bouncing.
     @MainActor
-    private func measure(
+    func measure(
         mode: Mode, speed: Double, options: CollectionOptions, content: Content,
         report: inout BenchReport
     ) throws -> BenchRun {

@@ -163,6 +163,8 @@ struct BenchReport: Codable, Sendable {
     var startup: [StartupBenchmark.Phases]?
     /// The fixed workloads' instruction counts, when that scenario ran.
     var instructions: [InstructionBenchmark.Count]?
+    /// A folder of camera photos on first and second launch, when that scenario ran.
+    var camera: CameraFigures?
 
     /// The main-thread mode's figures over the async mode's at one speed.
     struct Comparison: Codable, Sendable, Equatable {
@@ -266,6 +268,7 @@ struct BenchReport: Codable, Sendable {
     enum CodingKeys: String, CodingKey {
         case environment, runs, floor, startup, graphics, layout, display, comparison, instructions
         case graphicsRatios = "graphics_ratios"
+        case camera
     }
 
     /// The table printed after a run: one row per run, columns right-aligned.

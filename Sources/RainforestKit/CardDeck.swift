@@ -42,7 +42,9 @@ struct CardDeck: Sendable {
         let entries = cards.map { card in
             if sizes[card.image] == nil {
                 do throws(ImageError) {
-                    let header = try ImageHeader.read(contentsOf: resources.imageURL(card.image).path)
+                    let path = resources.imageURL(card.image).path
+                    let header = try ImageHeader.read(contentsOf: path)
+                    try ImageDecoder.checkPixelLimit(header, path: path)
                     sizes[card.image] = .success(CGSize(width: header.width, height: header.height))
                 } catch {
                     sizes[card.image] = .failure(error)

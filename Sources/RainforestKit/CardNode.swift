@@ -118,6 +118,8 @@ final class CardNode: CellNode, @unchecked Sendable {
         node.name = "photo"
         node.imagePath = imagePath
         node.contentMode = photoContentMode(photoSize: photoSize)
+        // A huge photo (still under the pixel limit) decodes in the long lane, one at a time.
+        if let photoSize { node.expectsLongDisplay = photoSize.width * photoSize.height > CGFloat(ImageDecoder.longDecodePixels) }
     }
 
     /// Decodes the photo of a card of `entry` into `cache` as the card's display at `scale` will

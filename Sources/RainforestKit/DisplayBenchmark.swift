@@ -172,7 +172,7 @@ struct DisplayBenchmark {
         var result: [String: Double] = [:]
         let artist = self.artist
         for workers in 1...4 {
-            let queue = DisplayQueue(workers: workers, name: "bench.display")
+            let queue = DisplayQueue(workers: workers, name: "bench.draw")
             var rates: [Double] = []
             for batch in 0...5 {
                 let batchSize = 24

@@ -36,6 +36,22 @@ final class ImageFolder: CardProvider {
         self.url = url
     }
 
+    /// Chosen files (dropped on the window) instead of a whole folder: their cards in the order
+    /// given; `url` is the folder they all lie in, and each card's file is named from there.
+    init(files: [URL]) {
+        let folders = files.map { $0.standardizedFileURL.deletingLastPathComponent().pathComponents }
+        var common = folders.first ?? ["/"]
+        for folder in folders.dropFirst() {
+            common = Array(zip(common, folder).prefix { $0.0 == $0.1 }.map(\.0))
+        }
+        let root = URL(fileURLWithPath: common.isEmpty ? "/" : NSString.path(withComponents: common))
+        url = root
+        let prefix = root.path.hasSuffix("/") ? root.path : root.path + "/"
+        state.withLock { state in
+            state.names = files.map { String($0.standardizedFileURL.path.dropFirst(prefix.count)) }
+        }
+    }
+
     // MARK: CardProvider
 
     func initialCount(pageSize: Int) -> Int { 0 }
@@ -162,13 +178,15 @@ final class ImageFolder: CardProvider {
         let description: String
         do throws(ImageError) {
             let header = try ImageHeader.read(contentsOf: path)
+            try ImageDecoder.checkPixelLimit(header, path: path)
             size = .success(CGSize(width: header.width, height: header.height))
             description = "\(header.width) x \(header.height) px · \(header.format.displayName)"
         } catch {
             size = .failure(error)
             description = capitalisingFirstLetter(reason(for: error, path: path))
         }
-        let card = Card(name: cardName(fileName: name), image: name, description: description, credit: name)
+        let file = (name as NSString).lastPathComponent
+        let card = Card(name: cardName(fileName: file), image: name, description: description, credit: file)
         return CardItem(entry: CardDeck.Entry(card: card, imageSize: size), imagePath: path)
     }
 
@@ -176,7 +194,7 @@ final class ImageFolder: CardProvider {
     /// ("IMG_2041.jpg" gives "IMG 2041"); hyphens stay, so dates read as dates. A name that
     /// would be blank keeps the whole file name.
     static func cardName(fileName: String) -> String {
-        let base = (fileName as NSString).deletingPathExtension
+        let base = ((fileName as NSString).lastPathComponent as NSString).deletingPathExtension
         let words = base.replacingOccurrences(of: "_", with: " ").split(whereSeparator: \.isWhitespace)
         return words.isEmpty ? fileName : words.joined(separator: " ")
     }

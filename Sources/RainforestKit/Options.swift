@@ -1,4 +1,5 @@
 import ArgumentParser
+import CanopyGraphics
 import Foundation
 
 /// A window size in points, from "WIDTHxHEIGHT".
@@ -76,12 +77,29 @@ struct CollectionOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The folder with cards.json, images/ and fonts/.", valueName: "DIR"))
     var resources: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Images with more megapixels than MP become error cards, their pixels never read.", valueName: "MP"))
+    var maxMegapixels: Double = Double(ImageDecoder.defaultPixelLimit) / 1_000_000
+
+    @Flag(
+        inversion: .prefixedNo,
+        help: "With --images: read the thumbnails the desktop shares ($XDG_CACHE_HOME/thumbnails) and write the ones made.")
+    var thumbnails = true
+
+    /// `--max-megapixels` in pixels.
+    var pixelLimit: Int { Int((maxMegapixels * 1_000_000).rounded()) }
+
     func validate() throws {
         if let cards, cards < 1 || cards > 10_000_000 {
             throw ValidationError("--cards must be from 1 to 10000000")
         }
         if pageSize < 1 || pageSize > 10_000_000 {
             throw ValidationError("--page-size must be from 1 to 10000000")
+        }
+        // Up to the largest image a header may describe (65535 x 65535 pixels).
+        guard maxMegapixels.isFinite, maxMegapixels >= 0.01, maxMegapixels <= 4295 else {
+            throw ValidationError("--max-megapixels must be from 0.01 to 4295")
         }
         if let images {
             if cards != nil {

@@ -78,13 +78,13 @@ struct BenchCommand: ParsableCommand {
     /// core, the card's layout on one core, the main thread's cost of landing a card and the
     /// display workers.
     enum Scenario: String, CaseIterable, Sendable {
-        case scrolling, compositor, startup, graphics, layout, display, instructions
+        case scrolling, compositor, startup, graphics, layout, display, instructions, camera
 
         static func parseList(_ text: String) throws -> [Scenario] {
             let names = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
             let all =
                 names.contains("all")
-                ? Scenario.allCases
+                ? Scenario.allCases.filter { $0 != .camera }  // camera needs a folder of its own
                 : try names.map { name in
                     guard let scenario = Scenario(rawValue: name) else {
                         throw ValidationError(
@@ -99,7 +99,7 @@ struct BenchCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "What to measure, comma-separated: scrolling, compositor, startup, graphics, layout, display, instructions (under valgrind), or all.",
+            "What to measure, comma-separated: scrolling, compositor, startup, graphics, layout, display, instructions (under valgrind), or all; camera (with --images: a folder of camera photos, first launch and second beside the bundled cards).",
             valueName: "LIST"),
         transform: Scenario.parseList)
     var scenario: [Scenario] = [.scrolling]
@@ -134,6 +134,15 @@ struct BenchCommand: ParsableCommand {
             valueName: "PT"))
     var settleEvery: Double?
 
+    @Option(
+        help: ArgumentHelp(
+            "Make a folder of camera photos (4032 x 3024 JPEGs, 12 MP, from the bundled photos with grain) at DIR for --scenario camera, and stop; photos already there are kept.",
+            valueName: "DIR"))
+    var makeCameraFolder: String?
+
+    @Option(help: ArgumentHelp("How many photos --make-camera-folder makes.", valueName: "N"))
+    var photos: Int = 500
+
     @Option(help: ArgumentHelp("Fail (status 1) when an async run completes fewer than N displays.", valueName: "N"))
     var minDisplays: Int?
 
@@ -153,6 +162,11 @@ struct BenchCommand: ParsableCommand {
         if let minDisplays { guard minDisplays >= 0 else { throw ValidationError("--min-displays must be zero or more") } }
         guard timeout > 0 else { throw ValidationError("--timeout must be more than zero seconds") }
         if let json { try checkWritable(json, option: "--json") }
+        guard (1...100_000).contains(photos) else { throw ValidationError("--photos must be from 1 to 100000") }
+        if scenario.contains(.camera), collection.images == nil {
+            throw ValidationError(
+                "--scenario camera measures a folder: give it with --images DIR (bench --make-camera-folder DIR makes one)")
+        }
         if let workload, workload != Self.firstScreenWorkload, InstructionBenchmark.Workload(rawValue: workload) == nil {
             let names = InstructionBenchmark.Workload.allCases.map(\.rawValue) + [Self.firstScreenWorkload]
             throw ValidationError("unknown workload '\(workload)'; choose from \(names.joined(separator: ", "))")

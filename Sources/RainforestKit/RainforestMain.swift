@@ -2,6 +2,7 @@ import ArgumentParser
 import Canopy
 import CanopyMemory
 import CanopySDL
+import CanopyGraphics
 import Foundation
 import Logging
 
@@ -61,6 +62,8 @@ public enum RainforestMain {
                 var other = command
                 try other.run()
             }
+            // Thumbnails still being written (they are queued off the decoding threads) land whole.
+            Thumbnails.waitForWrites()
             return .finished
         } catch let error as UserFacingError {
             return .failed(error)

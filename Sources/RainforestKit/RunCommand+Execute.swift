@@ -14,6 +14,7 @@ extension RunCommand {
         HelpEntry("Home, End", "to the first card, to the last"),
         HelpEntry("Click ♥", "favourite a card (its tappable area reaches 16 pt around the heart)"),
         HelpEntry("Click a card", "select it"),
+        HelpEntry("Drop files, a folder", "show those photos, or that folder's"),
         HelpEntry("F", "FPS overlay: frame rate and main-thread time graph"),
         HelpEntry("H", "hit-test slop: where each control takes the pointer"),
         HelpEntry("R", "ranges: cells tinted by range, and a map of the viewport, display and preload ranges"),
@@ -51,6 +52,10 @@ extension RunCommand {
         }
         updateTitle()
         viewer.source.countsDidChange = updateTitle  // a folder's count is known after its first page
+        viewer.sourceDidChange = {  // files dropped on the window
+            viewer.source.countsDidChange = updateTitle
+            updateTitle()
+        }
         app.statusLines = {
             [viewer.source.statusLine, "mode: \(viewer.mode.names.joined(separator: " + "))"]
                 + (app.showsHitTestSlop ? ["hit-test slop (H)"] : [])

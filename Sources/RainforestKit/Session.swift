@@ -13,6 +13,8 @@ struct Content {
     var images: URL?
 
     static func load(_ collection: CollectionOptions) throws(UserFacingError) -> Content {
+        // Before any header is read: the cards of larger images are error cards.
+        ImageDecoder.pixelLimit = collection.pixelLimit
         let resources: Resources
         do {
             resources = try Resources.locate(override: collection.resources)
@@ -43,6 +45,11 @@ struct Content {
                 throw UserFacingError(message: error.description)
             }
         }
+        // A folder of the user's photos: through the thumbnails file managers share, so that a
+        // second look at a folder of camera photos decodes none of them.
+        ImageCache.shared.thumbnails =
+            images != nil && collection.thumbnails
+            ? Thumbnails(root: Thumbnails.standardRoot(), software: "rainforest") : nil
         return Content(resources: resources, deck: deck, images: images)
     }
 
@@ -113,6 +120,7 @@ struct Session {
         viewer = Viewer(
             app: app, provider: content.makeProvider(), pageSize: collection.pageSize,
             favouritesStore: favourites)
+        viewer.sharesThumbnails = collection.thumbnails
     }
 
     /// Turns the app until `done` (by default: every visible card is displayed), or until

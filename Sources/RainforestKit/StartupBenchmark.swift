@@ -93,24 +93,28 @@ enum StartupBenchmark {
 
     /// Starts the child `runs` times in a row with the same options; each one's phases.
     static func run(arguments: [String]) throws(UserFacingError) -> [Phases] {
-        guard let own = Bundle.main.executableURL else {
-            throw UserFacingError(message: "bench: cannot find this program's file", status: 1)
+        let own = Bundle.main.executableURL
+        return try (1...runs).map { run throws(UserFacingError) in try runOnce(own, arguments: arguments, run: run) }
+    }
+
+    /// Starts the child once (run number `run`, with `environment` added to this process's);
+    /// its phases.
+    static func runOnce(
+        _ own: URL? = Bundle.main.executableURL, arguments: [String], run: Int, environment: [String: String] = [:]
+    ) throws(UserFacingError) -> Phases {
+        guard let own else { throw UserFacingError(message: "bench: cannot find this program's file", status: 1) }
+        let outcome = try ChildProcess.run(
+            own, ["bench", "--workload", "first-screen"] + arguments,
+            environment: environment.merging([runVariable: "\(run)", spawnedAtVariable: String(MonotonicClock.now())]) {
+                $1
+            })
+        let line = outcome.output.split(separator: "\n").last.map(String.init) ?? ""
+        guard outcome.status == 0, let phases = try? JSONDecoder().decode(Phases.self, from: Data(line.utf8)) else {
+            throw UserFacingError(
+                message: "bench: the first-screen run failed (status \(outcome.status)): \(line)\n\(outcome.errorsTail)",
+                status: 1)
         }
-        var results: [Phases] = []
-        for run in 1...runs {
-            let outcome = try ChildProcess.run(
-                own, ["bench", "--workload", "first-screen"] + arguments,
-                environment: [runVariable: "\(run)", spawnedAtVariable: String(MonotonicClock.now())])
-            let line = outcome.output.split(separator: "\n").last.map(String.init) ?? ""
-            guard outcome.status == 0, let phases = try? JSONDecoder().decode(Phases.self, from: Data(line.utf8))
-            else {
-                throw UserFacingError(
-                    message: "bench: the first-screen run failed (status \(outcome.status)): \(line)\n\(outcome.errorsTail)",
-                    status: 1)
-            }
-            results.append(phases)
-        }
-        return results
+        return phases
     }
 
     static func table(_ results: [Phases]) -> String {

@@ -13,7 +13,15 @@ final class Viewer {
     /// window exists: `FirstScreenDecodes`).
     nonisolated static let layout = ColumnLayout()
     let collection = CollectionNode(layout: Viewer.layout)
-    let source: CardSource
+    /// The cards shown: the session's, until files are dropped on the window (`open(_:)`).
+    private(set) var source: CardSource
+    /// Runs after `open(_:)` has put a new source in place (to follow its counts, say).
+    var sourceDidChange: (@MainActor () -> Void)?
+    private let favouritesStore: FavouritesStore?
+    private let pageSize: Int
+    /// Whether a folder or files dropped on the window read and write the desktop's thumbnails
+    /// (what `--no-thumbnails` turns off).
+    var sharesThumbnails = true
     let router: NodeInputRouter
     /// When set, the scroll offset follows this script instead of input (the benchmark); it is
     /// given the turn's time and returns the offset.
@@ -51,6 +59,8 @@ final class Viewer {
         favouritesStore: FavouritesStore? = nil
     ) {
         self.app = app
+        self.favouritesStore = favouritesStore
+        self.pageSize = pageSize
         source = CardSource(provider: provider, pageSize: pageSize, favouritesStore: favouritesStore)
         source.scale = app.scale
         cardScale = app.scale
@@ -112,6 +122,9 @@ final class Viewer {
             app.runLoop.setNeedsFrame()
             return true
         }
+        if case .filesDropped(let paths) = event {
+            return open(paths)
+        }
         switch event {
         case .pointerMoved, .pointerDown, .pointerUp, .pointerExited:
             // A press on a control belongs to it, not to drag-scrolling or selection.
@@ -125,6 +138,42 @@ final class Viewer {
             break
         }
         return collection.handle(event, at: time)
+    }
+
+    /// Shows what was dropped on the window, as a desktop viewer does: a folder (the first one,
+    /// when only folders came) as `--images` shows it, or the image files dropped, in the
+    /// order given, as cards of their own (folders among files are left out). Scrolls to the
+    /// top. Returns false, changing nothing, when nothing dropped can be shown (no such files).
+    @discardableResult
+    func open(_ paths: [String]) -> Bool {
+        var folders: [URL] = [], files: [URL] = []
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
+            let url = URL(fileURLWithPath: path).standardizedFileURL
+            if isDirectory.boolValue { folders.append(url) } else { files.append(url) }
+        }
+        let provider: ImageFolder
+        if !files.isEmpty {
+            provider = ImageFolder(files: files)
+        } else if let folder = folders.first {
+            provider = ImageFolder(url: folder)
+        } else {
+            return false
+        }
+        if ImageCache.shared.thumbnails == nil, sharesThumbnails {
+            ImageCache.shared.thumbnails = Thumbnails(root: Thumbnails.standardRoot(), software: "rainforest")
+        }
+        source = CardSource(provider: provider, pageSize: pageSize, favouritesStore: favouritesStore)
+        source.scale = cardScale
+        source.mode = mode
+        collection.dataSource = source
+        collection.delegate = source
+        collection.setContentOffset(0)
+        collection.reloadData()
+        sourceDidChange?()
+        app.runLoop.setNeedsFrame()
+        return true
     }
 
     private func applyMode() {

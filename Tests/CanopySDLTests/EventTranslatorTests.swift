@@ -35,6 +35,26 @@ final class EventTranslatorTests: XCTestCase {
         XCTAssertEqual(c.kind, .clicks, "the latch expires")
     }
 
+    func testADropIsOneEventWithEveryPathAtItsEnd() {
+        var t = EventTranslator()
+        func event(_ type: SDL_EventType, _ path: String? = nil) -> SDL_Event {
+            var e = SDL_Event()
+            e.type = type.rawValue
+            if let path { e.drop.file = SDL_strdup(path) }  // the translator frees it, as SDL's
+            return e
+        }
+        XCTAssertNil(t.translate(event(SDL_DROPBEGIN), now: 1))
+        XCTAssertNil(t.translate(event(SDL_DROPFILE, "/home/me/Pictures/ñandú 🐆.jpg"), now: 1))
+        XCTAssertNil(t.translate(event(SDL_DROPFILE, "/home/me/Pictures/Holiday"), now: 1))
+        XCTAssertEqual(
+            t.translate(event(SDL_DROPCOMPLETE), now: 1),
+            .filesDropped(["/home/me/Pictures/ñandú 🐆.jpg", "/home/me/Pictures/Holiday"]))
+        // A file without a BEGIN (older SDL): at once. An empty drop: nothing.
+        XCTAssertEqual(t.translate(event(SDL_DROPFILE, "/tmp/a.png"), now: 2), .filesDropped(["/tmp/a.png"]))
+        XCTAssertNil(t.translate(event(SDL_DROPBEGIN), now: 3))
+        XCTAssertNil(t.translate(event(SDL_DROPCOMPLETE), now: 3))
+    }
+
     func testKeys() {
         XCTAssertEqual(
             EventTranslator.key(SDL_Keycode(SDLK_SLASH.rawValue), modifiers: .shift), .character("/"),

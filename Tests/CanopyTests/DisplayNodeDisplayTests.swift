@@ -13,9 +13,14 @@ private struct SolidParameters: Sendable {
 }
 
 private final class DrawLog: Sendable {
-    private let entries = Mutex<[(color: Color, onMain: Bool, cancelled: Bool)]>([])
-    func add(_ color: Color, onMain: Bool, cancelled: Bool) { entries.withLock { $0.append((color, onMain, cancelled)) } }
-    var all: [(color: Color, onMain: Bool, cancelled: Bool)] { entries.withLock { $0 } }
+    private let entries = Mutex<[(color: Color, onMain: Bool, cancelled: Bool, thread: String?)]>([])
+    /// Draws that have started (before their gate).
+    let began = Atomic<Int>(0)
+    func add(_ color: Color, onMain: Bool, cancelled: Bool) {
+        let thread = Thread.current.name
+        entries.withLock { $0.append((color, onMain, cancelled, thread)) }
+    }
+    var all: [(color: Color, onMain: Bool, cancelled: Bool, thread: String?)] { entries.withLock { $0 } }
 }
 
 /// A node that fills its bounds with `color`.
@@ -36,6 +41,7 @@ private final class SolidNode: DisplayNode, ContentDrawing, @unchecked Sendable 
     }
 
     class func draw(_ p: SolidParameters, in context: GraphicsContext, isCancelled: @Sendable () -> Bool) {
+        p.log.began.add(1, ordering: .relaxed)
         p.started?.signal()
         if let gate = p.gate { _ = gate.wait(timeout: HangGuard.deadline) }
         p.log.add(p.color, onMain: Thread.isMainThread, cancelled: isCancelled())
@@ -255,6 +261,46 @@ final class DisplayNodeDisplayTests: XCTestCase {
             g.backgroundColor = Color(red: 1, green: 1, blue: 0)
             TestLoop.turn(loop) { layer.contents.map { $0.pixel(x: 35, y: 15).r == 255 } ?? false }
             XCTAssertEqual(layer.contents.map { [$0.pixel(x: 35, y: 15).g, $0.pixel(x: 35, y: 15).b] }, [255, 0])
+        }
+    }
+
+    func testLongDisplaysQueueInTheirOwnLaneWhileOrdinaryOnesLand() {
+        MainActor.assumeIsolated {
+            let (loop, _, _) = Self.makeLoop()
+            let gate = DispatchSemaphore(value: 0)
+            let started = DispatchSemaphore(value: 0)
+            // Three long displays, each held at a gate: in the pool they would hold every worker.
+            let longs = (0..<3).map { index -> SolidNode in
+                let node = SolidNode()
+                node.settings.withLock { $0 = (Color(red: 0, green: 0, blue: 1), gate, started) }
+                node.expectsLongDisplay = true
+                node.frame = CGRect(x: CGFloat(index) * 10, y: 0, width: 8, height: 8)
+                return node
+            }
+            // A rasterizing container with a long subnode displays in the lane too.
+            let card = DisplayNode()
+            card.rasterizesSubtree = true
+            card.frame = CGRect(x: 0, y: 20, width: 8, height: 8)
+            let photo = SolidNode()
+            photo.expectsLongDisplay = true
+            photo.frame = CGRect(x: 0, y: 0, width: 8, height: 8)
+            card.addSubnode(photo)
+            let ordinary = SolidNode()
+            ordinary.frame = CGRect(x: 40, y: 0, width: 8, height: 8)
+
+            let layers = longs.map(\.layer) + [card.layer]
+            let ordinaryLayer = ordinary.layer
+            TestLoop.turn(loop) { ordinaryLayer.contents != nil }
+            XCTAssertEqual(ordinary.log.all.first?.thread?.hasPrefix("display."), true)
+            XCTAssertNotEqual(ordinary.log.all.first?.thread, "display.long.0", "an ordinary display runs in the pool")
+            XCTAssertEqual(started.wait(timeout: HangGuard.deadline), .success)
+            XCTAssertEqual(longs.map { $0.log.began.load(ordering: .relaxed) }.reduce(0, +), 1, "one long display at a time")
+            XCTAssertTrue(layers.allSatisfy { $0.contents == nil })
+
+            for _ in 0..<3 { gate.signal() }
+            TestLoop.turn(loop) { layers.allSatisfy { $0.contents != nil } }
+            let threads = longs.flatMap { $0.log.all.map(\.thread) } + photo.log.all.map(\.thread)
+            XCTAssertEqual(threads, Array(repeating: "display.long.0", count: 4))
         }
     }
 }

@@ -3,7 +3,7 @@ import CanopyTestSupport
 import Foundation
 import XCTest
 
-/// The hostile images of issue 8, made in a folder at test time (nothing big is committed):
+/// The hostile images of issues 8 and 20, made in a folder at test time (nothing big is committed):
 /// each file with what its card must show, its picture (`shows`, the file's pixel size) or
 /// the error its photo area writes (`error`, `ImageError.description`).
 enum HostileImages {
@@ -24,6 +24,9 @@ enum HostileImages {
     /// The files `make(in:)` writes, by name (file-name order).
     static let fixtures: [Fixture] = [
         Fixture(name: "animated.gif", expected: .shows(width: 64, height: 48), folderDescription: "64 x 48 px · GIF"),
+        Fixture(
+            name: "bomb.png", expected: .error("bomb.png: too large to show: 900 MP, the limit is 150 MP"),
+            folderDescription: "Too large to show: 900 MP, the limit is 150 MP"),
         Fixture(name: "cmyk.jpg", expected: .shows(width: 64, height: 48), folderDescription: "64 x 48 px · JPEG"),
         Fixture(name: "deep.png", expected: .shows(width: 64, height: 48), folderDescription: "64 x 48 px · PNG"),
         Fixture(
@@ -81,6 +84,7 @@ enum HostileImages {
         }
         let gradient = ["-size", "64x48", "gradient:#ff0000-#0000ff"]
         try magick(["-delay", "10", "-size", "64x48", "xc:#ff0000", "xc:#00ff00", "xc:#0000ff"], path("animated.gif"))
+        try Data(claimedPNG(width: 30_000, height: 30_000)).write(to: folder.appendingPathComponent("bomb.png"))
         try magick(gradient + ["-colorspace", "CMYK", "-quality", "90"], path("cmyk.jpg"))
         try magick(gradient + ["-depth", "16"], "PNG48:" + path("deep.png"))
         try Data().write(to: folder.appendingPathComponent("empty.jpg"))
@@ -101,6 +105,15 @@ enum HostileImages {
         try png.prefix(png.count / 2).write(to: folder.appendingPathComponent("truncated.png"))
         try webp.prefix(webp.count / 2).write(to: folder.appendingPathComponent("truncated.webp"))
         for (name, _) in changing { try jpeg.write(to: folder.appendingPathComponent(name)) }
+    }
+
+    /// A decompression bomb's header: a PNG that claims `width` x `height` pixels, its image data
+    /// garbage (and its CRCs zero), so that reading a single row of it would fail as corrupt.
+    static func claimedPNG(width: Int, height: Int) -> [UInt8] {
+        func be32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        let ihdr = Array("IHDR".utf8) + be32(width) + be32(height) + [8, 2, 0, 0, 0]  // 8-bit RGB
+        let idat = Array("IDAT".utf8) + [UInt8](repeating: 0xA5, count: 64)
+        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + be32(13) + ihdr + be32(0) + be32(64) + idat + be32(0)
     }
 
     /// Changes the changing files: after their headers were read, before they are decoded.

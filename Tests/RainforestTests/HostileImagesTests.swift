@@ -18,8 +18,13 @@ final class HostileImagesTests: XCTestCase {
     /// `scratch`/images: the hostile files.
     private var images: URL!
 
+    /// The pixel limit these tests run under, as `--max-megapixels 150` sets it: the 144 MP photo
+    /// shows, the 900 MP bomb does not (at the default 100 MP the photo is refused too, below).
+    static let pixelLimit = 150_000_000
+
     override func setUpWithError() throws {
         try RainforestTestSupport.prepareGraphics()
+        ImageDecoder.pixelLimit = Self.pixelLimit
         scratch = FileManager.default.temporaryDirectory.appendingPathComponent("rainforest-hostile-\(UUID().uuidString)")
         images = scratch.appendingPathComponent("images")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -40,6 +45,7 @@ final class HostileImagesTests: XCTestCase {
     }
 
     override func tearDownWithError() throws {
+        ImageDecoder.pixelLimit = ImageDecoder.defaultPixelLimit
         if let scratch { try? FileManager.default.removeItem(at: scratch) }
         MainActor.assumeIsolated { DisplayScheduler.shared.uninstall() }
     }
@@ -219,8 +225,9 @@ final class HostileImagesTests: XCTestCase {
         try MainActor.assumeIsolated {
             let options = try CollectionOptions.parse([
                 "--resources", HostileImages.packageRoot.appendingPathComponent("Resources").path,
-                "--images", images.path, "--size", "700x600",
+                "--images", images.path, "--size", "700x600", "--max-megapixels", "150",
             ])
+            XCTAssertEqual(options.pixelLimit, Self.pixelLimit)
             let session = try Session(collection: options, headless: true)
             defer { session.app.close() }
             let app = session.app, viewer = session.viewer
@@ -268,6 +275,14 @@ final class HostileImagesTests: XCTestCase {
         XCTAssertEqual(photo.pixel(x: 320, y: 320).r, 128, "mid-grey")
         let background = try ImageDecoder.decode(contentsOf: path, fitting: CGSize(width: 640, height: 1240))
         XCTAssertEqual([background.width, background.height], [1240, 1240])
+
+        // At the default limit of 100 MP its card says why it is not shown, from the header alone.
+        ImageDecoder.pixelLimit = ImageDecoder.defaultPixelLimit
+        let item = ImageFolder.item(forFile: "huge.jpg", in: images)
+        XCTAssertEqual(item.entry.card.description, "Too large to show: 144 MP, the limit is 100 MP")
+        XCTAssertThrowsError(try ImageDecoder.decode(contentsOf: path, fitting: CGSize(width: 640, height: 640))) {
+            XCTAssertEqual(($0 as? ImageError)?.description, "huge.jpg: too large to show: 144 MP, the limit is 100 MP")
+        }
     }
 
     // MARK: A folder of 5,000 files

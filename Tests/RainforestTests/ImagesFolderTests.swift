@@ -1,3 +1,4 @@
+import CSDL2
 import Canopy
 import CanopyGraphics
 import CanopySDL
@@ -223,6 +224,60 @@ final class ImagesFolderTests: XCTestCase {
             XCTAssertEqual(
                 viewer.card(at: 7)?.photo.lastError,
                 .notAnImage(path: folder.appendingPathComponent("notes.jpg").path))
+        }
+    }
+
+    func testDroppingAFolderOrFilesOnTheWindowShowsThem() throws {
+        let folder: URL = folder
+        try MainActor.assumeIsolated {
+            let resources = Self.packageRoot.appendingPathComponent("Resources").path
+            let options = try CollectionOptions.parse([
+                "--resources", resources, "--cards", "5", "--size", "700x600", "--no-thumbnails",
+            ])
+            let session = try Session(collection: options, headless: true)
+            defer { session.app.close() }
+            let app = session.app, viewer = session.viewer
+            app.showsFPS = false
+            app.eventHandler = { event, time in viewer.handle(event, at: time) }
+            TestApplication.turn(app) { viewer.isSettled }
+            XCTAssertEqual(viewer.itemCount, 5)
+            viewer.scroll(to: 400)
+
+            /// A drop as SDL delivers it: BEGIN, a FILE per path (SDL owns the copies), COMPLETE.
+            func drop(_ paths: [String]) {
+                var begin = SDL_Event()
+                begin.type = SDL_DROPBEGIN.rawValue
+                XCTAssertEqual(SDL_PushEvent(&begin), 1)
+                for path in paths {
+                    var file = SDL_Event()
+                    file.type = SDL_DROPFILE.rawValue
+                    file.drop.file = SDL_strdup(path)
+                    XCTAssertEqual(SDL_PushEvent(&file), 1)
+                }
+                var complete = SDL_Event()
+                complete.type = SDL_DROPCOMPLETE.rawValue
+                XCTAssertEqual(SDL_PushEvent(&complete), 1)
+            }
+
+            // A folder: its files, as --images shows them, from the top.
+            drop([folder.path])
+            TestApplication.turn(app) { viewer.source.totalCount == Self.shown.count && viewer.isSettled }
+            XCTAssertEqual(viewer.source.titleSummary, "My photos - 8 files")
+            XCTAssertEqual(viewer.card(at: 0)?.name, "cut-short")
+            XCTAssertEqual(viewer.collection.contentOffset, 0)
+
+            // Files from two folders (and a folder among them, left out): those files, in order.
+            drop([
+                folder.appendingPathComponent("img10.jpg").path, folder.appendingPathComponent("Holiday").path,
+                folder.appendingPathComponent("Holiday/beach.jpg").path,
+            ])
+            TestApplication.turn(app) { viewer.source.totalCount == 2 && viewer.isSettled }
+            XCTAssertEqual([viewer.card(at: 0)?.name, viewer.card(at: 1)?.name], ["img10", "beach"])
+            XCTAssertNil(viewer.card(at: 0)?.photo.lastError)
+
+            // Nothing that exists: nothing changes.
+            XCTAssertFalse(viewer.open([folder.appendingPathComponent("gone").path]))
+            XCTAssertEqual(viewer.source.totalCount, 2)
         }
     }
 

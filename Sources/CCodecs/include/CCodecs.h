@@ -34,7 +34,16 @@ typedef enum {
     CCODECS_TOO_LARGE = 6,
     /// An allocation failed.
     CCODECS_OUT_OF_MEMORY = 7,
+    /// The caller's cancellation check said stop.
+    CCODECS_CANCELLED = 8,
 } ccodecs_status;
+
+/// Asked between rows (or chunks of work) of every decode that can take long: a nonzero answer
+/// stops it, failing with CCODECS_CANCELLED. A NULL `ccodecs_cancel *` never stops.
+typedef struct {
+    int (*check)(void *context);
+    void *context;
+} ccodecs_cancel;
 
 /// The outcome of a failed call: a status and a human message (never empty on failure).
 typedef struct {
@@ -76,6 +85,11 @@ typedef struct {
 /// Opens a JPEG file and reads its header. Returns NULL and fills `error` on failure.
 ccodecs_jpeg *ccodecs_jpeg_open(const char *path, ccodecs_jpeg_info *info, ccodecs_error *error);
 
+/// Lets `cancel` (which must outlive the handle's use; NULL for none) stop the decode: it is asked
+/// through libjpeg's progress monitor, once a row of DCT blocks while a multi-scan file is read
+/// and as rows are output.
+void ccodecs_jpeg_set_cancel(ccodecs_jpeg *jpeg, const ccodecs_cancel *cancel);
+
 /// Chooses the smallest DCT scale (1/8, 1/4, 1/2 or 1) at which the crop (crop_x, crop_y,
 /// crop_width, crop_height in image pixels, non-empty and inside the image; the whole image for
 /// no crop), scaled and rounded outward to whole output pixels, still covers target_width x
@@ -108,6 +122,12 @@ int ccodecs_jpeg_cmyk_input(ccodecs_jpeg *jpeg);
 /// Releases the handle and closes the file. Accepts NULL.
 void ccodecs_jpeg_close(ccodecs_jpeg *jpeg);
 
+/// Writes `width` x `height` RGBA pixels (alpha ignored), rows `stride` bytes apart, as a baseline
+/// JPEG of `quality` (1 to 100) at `path`, with `exif` (an APP1 payload: "Exif\0\0" and TIFF data;
+/// NULL for none) after the JFIF header. Returns 0, or -1 and fills `error`.
+int ccodecs_jpeg_write(const char *path, const uint8_t *pixels, int width, int height, size_t stride, int quality,
+                       const uint8_t *exif, size_t exif_size, ccodecs_error *error);
+
 // MARK: PNG
 
 typedef struct ccodecs_png ccodecs_png;
@@ -137,11 +157,26 @@ int ccodecs_png_read_rows(ccodecs_png *png, uint8_t *buffer, size_t stride, int 
 /// Reads the whole image (interlaced or not, and no rows may have been read before) as
 /// premultiplied RGBA into buffer, which holds height rows `stride` bytes apart.
 /// Returns 0, or -1 and fills `error`.
-int ccodecs_png_read_image(ccodecs_png *png, uint8_t *buffer, size_t stride, ccodecs_error *error);
+/// Asks `cancel` every 16 rows of each pass.
+int ccodecs_png_read_image(ccodecs_png *png, uint8_t *buffer, size_t stride, const ccodecs_cancel *cancel,
+                           ccodecs_error *error);
 
 /// The ICC profile of the file's iCCP chunk (read with the header), or NULL when it has none or
 /// says it is sRGB (an sRGB chunk). The bytes stay valid until the handle is closed.
 const uint8_t *ccodecs_png_icc_profile(ccodecs_png *png, size_t *size);
+
+/// Finds the uncompressed text chunk (tEXt) named `key` anywhere in the PNG file at `path`,
+/// before or after the image data, walking the chunks without decompressing anything, and copies
+/// its text, NUL-terminated, into `value` (`capacity` bytes, the NUL included). Returns 0, or -1
+/// when the file cannot be read, is not a PNG, has no such chunk or its text does not fit.
+int ccodecs_png_find_text(const char *path, const char *key, char *value, size_t capacity);
+
+/// Writes `width` x `height` straight (not premultiplied) RGBA pixels, rows `stride` bytes apart,
+/// as an 8-bit RGBA PNG at `path` (created or replaced), with `count` uncompressed text chunks
+/// (`keys[i]` = `values[i]`, Latin-1) before the image data. Returns 0, or -1 and fills `error`
+/// (the file may then be partly written).
+int ccodecs_png_write(const char *path, const uint8_t *pixels, int width, int height, size_t stride,
+                      const char *const *keys, const char *const *values, int count, ccodecs_error *error);
 
 /// Releases the handle and closes the file. Accepts NULL.
 void ccodecs_png_close(ccodecs_png *png);
@@ -170,9 +205,10 @@ ccodecs_webp *ccodecs_webp_open(const char *path, ccodecs_webp_info *info, ccode
 /// output_width x output_height (the crop's own size for no scaling) into buffer, rows `stride`
 /// bytes apart. Lossy data can only be cropped from even coordinates (its chroma is half size): an
 /// odd crop_x or crop_y fails as CCODECS_UNSUPPORTED. Returns 0, or -1 and fills `error`.
+/// The data is fed to libwebp's incremental decoder 64 KiB at a time, asking `cancel` between.
 int ccodecs_webp_decode(ccodecs_webp *webp, int crop_x, int crop_y, int crop_width, int crop_height,
                         int output_width, int output_height, uint8_t *buffer, size_t stride,
-                        ccodecs_error *error);
+                        const ccodecs_cancel *cancel, ccodecs_error *error);
 
 /// The ICC profile of an extended file's ICCP chunk, or NULL. The bytes stay valid until the
 /// handle is closed.
@@ -246,6 +282,12 @@ void ccodecs_color_transform_apply(const ccodecs_color_transform *transform, con
 
 /// Releases a transform. Accepts NULL.
 void ccodecs_color_transform_free(ccodecs_color_transform *transform);
+
+// MARK: Checksums
+
+/// The MD5 digest of `size` bytes (OpenSSL's libcrypto), as the thumbnail standard names files.
+/// Returns 0, or -1 when libcrypto cannot compute it.
+int ccodecs_md5(const void *data, size_t size, uint8_t digest[16]);
 
 // MARK: Pixels
 

@@ -15,6 +15,8 @@ public enum InputEvent: Sendable, Equatable {
     case resized(CGSize, scale: CGFloat)
     /// The user asked to close the window.
     case quit
+    /// Files or folders were dropped on the window (absolute paths, in the order given).
+    case filesDropped([String])
 }
 
 public enum PointerButton: Sendable, Equatable {

@@ -59,9 +59,10 @@ package final class AsyncTransaction: Sendable {
     /// and may poll the `isCancelled` it is given; `completion` runs on the main thread with its
     /// result when the whole transaction completes.
     /// - Precondition: the transaction is open.
+    /// `queue` runs this operation instead of the transaction's queue (the long lane, say).
     @MainActor
     package func addOperation<Value: Sendable>(
-        priority: DisplayPriority = .background,
+        priority: DisplayPriority = .background, queue laneQueue: DisplayQueue? = nil,
         _ work: @escaping @Sendable (_ isCancelled: @escaping @Sendable () -> Bool) -> Value?,
         completion: @escaping @MainActor (_ value: Value?, _ cancelled: Bool) -> Void
     ) {
@@ -73,7 +74,7 @@ package final class AsyncTransaction: Sendable {
         unfinished.add(1, ordering: .acquiringAndReleasing)
         // A dropped operation (queue shut down, ticket cancelled) finishes with no value, so the
         // transaction still completes.
-        queue.enqueue(priority: priority, onDrop: { [self] in operationFinished() }) { [self] in
+        (laneQueue ?? queue).enqueue(priority: priority, onDrop: { [self] in operationFinished() }) { [self] in
             box.store(isCancelled ? nil : work({ [self] in isCancelled }))
             operationFinished()
         }

@@ -50,6 +50,10 @@ package final class DisplayQueue: Sendable {
     /// more workers only add switching, fewer leave a core idle while the main thread sleeps).
     package static let shared = DisplayQueue(workers: ProcessInfo.processInfo.activeProcessorCount)
 
+    /// The long lane: one worker for displays known to take long (`DisplayNode.expectsLongDisplay`),
+    /// so that they queue behind each other there and never hold the pool's workers.
+    package static let long = DisplayQueue(workers: 1, name: "display.long")
+
     /// The nice value of worker threads (the main thread keeps 0).
     package static let workerNiceValue: Int32 = 5
 
@@ -58,17 +62,20 @@ package final class DisplayQueue: Sendable {
     private let available = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
-    /// Starts `workers` threads (at least one) named "canopy.display.N", and in traces "display
-    /// worker N" (from 1; another `name` gives "<name> worker N").
-    package init(workers: Int, name: String = "canopy.display") {
+    /// Starts `workers` threads (at least one) named "NAME.N" for the system (ps, top, perf: at
+    /// most 15 bytes, Linux's limit, or the name is not set), from 0, and in traces "NAME worker
+    /// N", from 1: "display.0" and "display worker 1" for the shared pool.
+    package init(workers: Int, name: String = "display") {
         workerCount = max(1, workers)
         for index in 0..<workerCount {
-            let traceName = (name == "canopy.display" ? "display" : name) + " worker \(index + 1)"
+            let traceName = "\(name) worker \(index + 1)"
+            let systemName = "\(name).\(index)"
             let thread = Thread { [self] in
+                // Set from the thread itself: on Linux a name given before start never reaches it.
+                Thread.current.name = systemName
                 Tracer.shared.nameCurrentThread(traceName)
                 workerLoop()
             }
-            thread.name = "\(name).\(index)"
             thread.stackSize = 1 << 20
             thread.start()
         }

@@ -10,6 +10,17 @@ extension DisplayNode {
         set { state.withLock { $0.displaysAsynchronously = newValue } }
     }
 
+    /// Whether a display of this node is known to take long (hundreds of milliseconds and more:
+    /// an image of more than `ImageDecoder.longDecodePixels`, say). Such displays run in the long
+    /// lane (`DisplayQueue.long`), a single worker of their own, so however many of them wait,
+    /// they never hold more than one thread and the ordinary displays keep landing on the pool.
+    /// A node that rasterizes its subtree displays in the long lane when it or any node under
+    /// it expects a long display. Default false; any thread.
+    public var expectsLongDisplay: Bool {
+        get { state.withLock { $0.expectsLongDisplay } }
+        set { state.withLock { $0.expectsLongDisplay = newValue } }
+    }
+
     /// A suspended node does not display; suspending cancels a display in flight (its result never
     /// lands). Resuming displays the node again if it needed it (Texture's preventOrCancelDisplay).
     public var displaySuspended: Bool {
@@ -156,8 +167,10 @@ extension DisplayNode {
         }
         let container = transactionContainer
         let transaction = container.openTransaction(group: group)
+        var long = expectsLongDisplay
+        if rasterizesSubtree, !long { forEachDescendant { if $0.expectsLongDisplay { long = true } } }
         transaction.addOperation(
-            priority: DisplayScheduler.shared.priority(of: self),
+            priority: DisplayScheduler.shared.priority(of: self), queue: long ? .long : nil,
             { isCancelled in
                 let cancelled: @Sendable () -> Bool = { isCancelled() || isStale() }
                 return DisplayScheduler.shared.runDisplay(isCancelled: cancelled) {

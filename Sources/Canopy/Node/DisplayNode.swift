@@ -35,6 +35,7 @@ open class DisplayNode: LayoutElement, @unchecked Sendable {
         var name: String?
         // Display (DisplayNode+Display).
         var displaysAsynchronously = true
+        var expectsLongDisplay = false
         var displaySuspended = false
         var needsDisplay = false
         var isTransactionContainer = false

@@ -558,7 +558,7 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
     /// Reads the source: its size, its placement, then (for a file) the decode to fit.
     private static func prepare(
         _ p: Parameters, size: CGSize, scale: CGFloat,
-        isCancelled: () -> Bool
+        isCancelled: @Sendable () -> Bool
     ) -> Preparation {
         guard let source = p.source else { return .none }
         switch source {
@@ -598,9 +598,15 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
             p.decodeObserver?(path, target, visible?.crop)
             let bitmap: Bitmap
             do throws(ImageError) {
-                bitmap = try Tracer.shared.measure("decode \(p.label)", category: "image") { () throws(ImageError) in
-                    try p.cache.bitmap(contentsOf: path, fitting: target, cropping: visible?.crop)
+                // The decode stops when the display is cancelled (its cell scrolled away); it
+                // returns before this does, so the check never outlives the call.
+                bitmap = try withoutActuallyEscaping(isCancelled) { check throws(ImageError) in
+                    try Tracer.shared.measure("decode \(p.label)", category: "image") { () throws(ImageError) in
+                        try p.cache.bitmap(contentsOf: path, fitting: target, cropping: visible?.crop, isCancelled: check)
+                    }
                 }
+            } catch .cancelled {
+                return .cancelled
             } catch {
                 return .failure(error)
             }

@@ -69,15 +69,29 @@ public final class ImageCache: Sendable {
     /// however many threads ask) and cached.
     ///
     /// Any thread; blocks while decoding or waiting for another thread's decode of the same key.
+    /// `isCancelled` stops this caller's decode (`ImageError.cancelled`); a caller waiting for a
+    /// decode that its own caller cancelled decodes for itself instead.
     public func bitmap(
         contentsOf path: String, fitting: CGSize?,
-        cropping crop: ImageDecoder.Crop? = nil
+        cropping crop: ImageDecoder.Crop? = nil, isCancelled: (@Sendable () -> Bool)? = nil
     ) throws(ImageError) -> Bitmap {
         let key = Key(path: path, fitting: fitting, crop: crop)
+        let thumbnails = self.thumbnails
         return try bitmap(for: key) { () throws(ImageError) -> Bitmap in
-            try ImageDecoder.decode(contentsOf: path, fitting: key.fitting, cropping: key.crop)
+            if let thumbnails, let fitting = key.fitting {
+                return try thumbnails.decode(contentsOf: path, fitting: fitting, cropping: key.crop, isCancelled: isCancelled)
+            }
+            return try ImageDecoder.decode(contentsOf: path, fitting: key.fitting, cropping: key.crop, isCancelled: isCancelled)
         }
     }
+
+    /// Thumbnails to read and write for decodes to a target size (`Thumbnails.decode`); nil (the
+    /// default) decodes the files themselves. Any thread.
+    public var thumbnails: Thumbnails? {
+        get { thumbnailStore.withLock { $0 } }
+        set { thumbnailStore.withLock { $0 = newValue } }
+    }
+    private let thumbnailStore = Mutex<Thumbnails?>(nil)
 
     /// The bitmap for `key`: from the cache (a hit returns the same `Bitmap` instance), or made by
     /// `load` and cached. While one thread runs `load` for a key, other callers of that key wait
@@ -109,6 +123,10 @@ public final class ImageCache: Sendable {
             signal.semaphore.signal()  // pass the wake-up on to the next waiter
             guard let outcome = signal.outcome.withLock({ $0 }) else {
                 preconditionFailure("ImageCache: woken without an outcome")
+            }
+            if case .failure(.cancelled) = outcome {
+                // The loader's caller gave up, not this one: load again (or join a newer load).
+                return try bitmap(for: key, load: load)
             }
             return try outcome.get()
         case .load(let signal):

@@ -4,6 +4,7 @@ import CCodecs
 import CSDL2
 import CSDL2Image
 import Foundation
+import Synchronization
 
 /// Decodes image files into premultiplied RGBA8 bitmaps (scale 1), optionally no bigger than the
 /// size they will be drawn at.
@@ -46,6 +47,59 @@ public enum ImageDecoder {
     public static let maximumWholeImagePixels = 64_000_000
     /// The most pixels a decoded bitmap may have (2^28, 1 GiB as RGBA).
     public static let maximumOutputPixels = 1 << 28
+
+    /// The default `pixelLimit`: 100 megapixels.
+    public static let defaultPixelLimit = 100_000_000
+
+    /// The most pixels an image may have to be decoded at all, whatever size it is decoded to:
+    /// a file over it fails at once, from its header, as `overPixelLimit`, without a pixel read.
+    /// A small file can claim a huge image (a PNG of 30000 x 30000 compresses to under 1 MB) and
+    /// would hold a worker for most of a minute. Process-wide; any thread may read or set it.
+    public static var pixelLimit: Int {
+        get { pixelLimitStorage.load(ordering: .relaxed) }
+        set { pixelLimitStorage.store(max(1, newValue), ordering: .relaxed) }
+    }
+    private static let pixelLimitStorage = Atomic<Int>(defaultPixelLimit)
+
+    /// Images with more pixels than this are expected to take long to decode (hundreds of
+    /// milliseconds and more, even to a small size): 50 megapixels. A display that decodes one
+    /// should run in the long lane (`DisplayNode.expectsLongDisplay`).
+    public static let longDecodePixels = 50_000_000
+
+    /// Throws `overPixelLimit` when `header` describes more than `pixelLimit` pixels.
+    public static func checkPixelLimit(_ header: ImageHeader, path: String) throws(ImageError) {
+        let limit = pixelLimit
+        if header.width * header.height > limit {
+            throw .overPixelLimit(path: path, pixels: header.width * header.height, limit: limit)
+        }
+    }
+
+    /// A caller's cancellation check, in the form the C decoders ask it (`ccodecs_cancel`).
+    private final class Cancellation {
+        let path: String
+        let isCancelled: @Sendable () -> Bool
+        /// Stable for the object's life, handed to C.
+        let pointer: UnsafeMutablePointer<ccodecs_cancel>
+
+        init(path: String, isCancelled: @escaping @Sendable () -> Bool) {
+            self.path = path
+            self.isCancelled = isCancelled
+            pointer = .allocate(capacity: 1)
+            pointer.initialize(to: ccodecs_cancel(check: nil, context: nil))
+            pointer.pointee.context = Unmanaged.passUnretained(self).toOpaque()
+            pointer.pointee.check = { context in
+                guard let context else { return 0 }
+                return Unmanaged<Cancellation>.fromOpaque(context).takeUnretainedValue().isCancelled() ? 1 : 0
+            }
+        }
+
+        deinit { pointer.deallocate() }
+
+        /// Throws `cancelled` when the caller says stop.
+        func check() throws(ImageError) {
+            if isCancelled() { throw .cancelled(path: path) }
+        }
+    }
 
     /// A rectangle of an image in its pixels (origin top left), for decoding only that part.
     ///
@@ -96,13 +150,19 @@ public enum ImageDecoder {
     /// decoders; the whole-image decoders still hold (and limit) the whole image.
     ///
     /// The file's header is read first, so a missing file, a non-image or an over-limit size
-    /// fails at once with a typed reason. Any thread (after `GraphicsLibrary.initialize()` on
+    /// (`pixelLimit`) fails at once with a typed reason. `isCancelled` is asked between every
+    /// few rows of every decoder (16 rows, a row of JPEG blocks, 64 KiB of WebP data; GIF and BMP
+    /// only before and after SDL_image's decode): once it says true the decode stops and throws
+    /// `cancelled`. Any thread (after `GraphicsLibrary.initialize()` on
     /// the main thread).
     public static func decode(
         contentsOf path: String, fitting targetPixelSize: CGSize?,
-        cropping crop: Crop? = nil
+        cropping crop: Crop? = nil, isCancelled: (@Sendable () -> Bool)? = nil
     ) throws(ImageError) -> Bitmap {
         let header = try ImageHeader.read(contentsOf: path)
+        try checkPixelLimit(header, path: path)
+        let cancellation = isCancelled.map { Cancellation(path: path, isCancelled: $0) }
+        try cancellation?.check()
         let orientation = header.orientation
         // The crop and the target are in the shown image's pixels; the decoders work in the
         // stored image's, and the result is turned at the end (at its decoded size, so cheaply).
@@ -122,11 +182,12 @@ public enum ImageDecoder {
         }
         let stored: Bitmap
         switch header.format {
-        case .jpeg: stored = try decodeJPEG(path: path, target: storedTarget, crop: storedCrop)
-        case .png: stored = try decodePNG(path: path, target: storedTarget, crop: storedCrop)
-        case .webp: stored = try decodeWebP(path: path, target: storedTarget, crop: storedCrop)
+        case .jpeg: stored = try decodeJPEG(path: path, target: storedTarget, crop: storedCrop, cancel: cancellation)
+        case .png: stored = try decodePNG(path: path, target: storedTarget, crop: storedCrop, cancel: cancellation)
+        case .webp: stored = try decodeWebP(path: path, target: storedTarget, crop: storedCrop, cancel: cancellation)
         case .gif, .bmp:
             stored = try decodeWithSDL(path: path, header: header, target: storedTarget, crop: storedCrop)
+            try cancellation?.check()  // SDL_image cannot be stopped inside; they are at most 64 MP
         }
         return orientation.apply(to: stored)
     }
@@ -167,13 +228,16 @@ public enum ImageDecoder {
 
     // MARK: JPEG
 
-    private static func decodeJPEG(path: String, target: CGSize?, crop: Crop?) throws(ImageError) -> Bitmap {
+    private static func decodeJPEG(
+        path: String, target: CGSize?, crop: Crop?, cancel: Cancellation?
+    ) throws(ImageError) -> Bitmap {
         var error = ccodecs_error()
         var info = ccodecs_jpeg_info()
         guard let jpeg = ccodecs_jpeg_open(path, &info, &error) else {
             throw failure(error, path: path, format: .jpeg)
         }
         defer { ccodecs_jpeg_close(jpeg) }
+        ccodecs_jpeg_set_cancel(jpeg, cancel?.pointer)
         var profileSize = 0
         let profile = ccodecs_jpeg_icc_profile(jpeg, &profileSize)
         let cmykInput = ccodecs_jpeg_cmyk_input(jpeg)
@@ -202,7 +266,7 @@ public enum ImageDecoder {
             width: Int(info.output_crop_width), height: Int(info.output_crop_height))
         let bitmap = try streamDecode(
             path: path, format: .jpeg, sourceWidth: Int(info.output_width), sourceHeight: Int(info.output_height),
-            crop: outputCrop, size: size
+            crop: outputCrop, size: size, cancel: cancel
         ) { (rows, stride, count) throws(ImageError) -> Int in
             let got = ccodecs_jpeg_read_rows(jpeg, rows, stride, Int32(count), &error)
             if got < 0 { throw failure(error, path: path, format: .jpeg, width: width, height: height) }
@@ -213,7 +277,9 @@ public enum ImageDecoder {
 
     // MARK: PNG
 
-    private static func decodePNG(path: String, target: CGSize?, crop: Crop?) throws(ImageError) -> Bitmap {
+    private static func decodePNG(
+        path: String, target: CGSize?, crop: Crop?, cancel: Cancellation?
+    ) throws(ImageError) -> Bitmap {
         var error = ccodecs_error()
         var info = ccodecs_png_info()
         guard let png = ccodecs_png_open(path, &info, &error) else {
@@ -224,11 +290,13 @@ public enum ImageDecoder {
         let profile = ccodecs_png_icc_profile(png, &profileSize)
         let transform = ColorProfiles.transform(profile: profile, size: profileSize, opaque: info.has_alpha == 0)
         return ColorProfiles.convert(
-            try decodePNGPixels(png, info: info, path: path, target: target, crop: crop), with: transform)
+            try decodePNGPixels(png, info: info, path: path, target: target, crop: crop, cancel: cancel),
+            with: transform)
     }
 
     private static func decodePNGPixels(
-        _ png: OpaquePointer, info: ccodecs_png_info, path: String, target: CGSize?, crop: Crop?
+        _ png: OpaquePointer, info: ccodecs_png_info, path: String, target: CGSize?, crop: Crop?,
+        cancel: Cancellation?
     ) throws(ImageError) -> Bitmap {
         var error = ccodecs_error()
         let width = Int(info.width), height = Int(info.height)
@@ -237,7 +305,8 @@ public enum ImageDecoder {
         try checkOutput(path: path, size: size)
         if info.interlaced == 0 {
             return try streamDecode(
-                path: path, format: .png, sourceWidth: width, sourceHeight: height, crop: crop, size: size
+                path: path, format: .png, sourceWidth: width, sourceHeight: height, crop: crop, size: size,
+                cancel: cancel
             ) { (rows, stride, count) throws(ImageError) -> Int in
                 let got = ccodecs_png_read_rows(png, rows, stride, Int32(count), &error)
                 if got < 0 { throw failure(error, path: path, format: .png, width: width, height: height) }
@@ -248,7 +317,7 @@ public enum ImageDecoder {
         try checkWholeImage(path: path, width: width, height: height)
         if size == (width, height) {  // a size never above the crop's: the whole image
             return try makeBitmap(width: width, height: height) { (pixels, stride) throws(ImageError) in
-                guard ccodecs_png_read_image(png, pixels, stride, &error) == 0 else {
+                guard ccodecs_png_read_image(png, pixels, stride, cancel?.pointer, &error) == 0 else {
                     throw failure(error, path: path, format: .png, width: width, height: height)
                 }
             }
@@ -256,7 +325,7 @@ public enum ImageDecoder {
         let stride = width * 4
         let whole = UnsafeMutablePointer<UInt8>.allocate(capacity: stride * height)
         defer { whole.deallocate() }
-        guard ccodecs_png_read_image(png, whole, stride, &error) == 0 else {
+        guard ccodecs_png_read_image(png, whole, stride, cancel?.pointer, &error) == 0 else {
             throw failure(error, path: path, format: .png, width: width, height: height)
         }
         return downscale(whole, stride: stride, crop: crop, to: size)
@@ -264,7 +333,9 @@ public enum ImageDecoder {
 
     // MARK: WebP
 
-    private static func decodeWebP(path: String, target: CGSize?, crop: Crop?) throws(ImageError) -> Bitmap {
+    private static func decodeWebP(
+        path: String, target: CGSize?, crop: Crop?, cancel: Cancellation?
+    ) throws(ImageError) -> Bitmap {
         var error = ccodecs_error()
         var info = ccodecs_webp_info()
         guard let webp = ccodecs_webp_open(path, &info, &error) else {
@@ -294,7 +365,7 @@ public enum ImageDecoder {
             guard
                 ccodecs_webp_decode(
                     webp, Int32(crop.x), Int32(crop.y), Int32(crop.width), Int32(crop.height),
-                    Int32(size.width), Int32(size.height), pixels, stride, &error) == 0
+                    Int32(size.width), Int32(size.height), pixels, stride, cancel?.pointer, &error) == 0
             else {
                 throw failure(error, path: path, format: .webp, width: width, height: height)
             }
@@ -388,6 +459,9 @@ public enum ImageDecoder {
 
     // MARK: Shared steps
 
+    /// Rows read between two cancellation checks.
+    private static let rowsPerBatch = 16
+
     /// Reads rows of a `sourceWidth` x `sourceHeight` premultiplied image through `read` (which
     /// fills up to `count` rows `stride` bytes apart and returns how many it filled) and makes
     /// `crop` of it (inside the image) a bitmap of `size`: straight into it when the whole image
@@ -396,7 +470,7 @@ public enum ImageDecoder {
     /// read), so neither the source nor the crop ever exists whole.
     private static func streamDecode(
         path: String, format: ImageFormat, sourceWidth: Int, sourceHeight: Int, crop: Crop,
-        size: (width: Int, height: Int),
+        size: (width: Int, height: Int), cancel: Cancellation?,
         read: (UnsafeMutablePointer<UInt8>, Int, Int) throws(ImageError) -> Int
     ) throws(ImageError) -> Bitmap {
         // The size is never above the crop's, so this is the whole image at its own size.
@@ -404,13 +478,13 @@ public enum ImageDecoder {
             return try makeBitmap(width: size.width, height: size.height) { (pixels, stride) throws(ImageError) in
                 var y = 0
                 while y < size.height {
-                    let got = try read(pixels + y * stride, stride, size.height - y)
+                    try cancel?.check()
+                    let got = try read(pixels + y * stride, stride, min(rowsPerBatch, size.height - y))
                     if got == 0 { throw .truncatedData(path: path, format: format) }
                     y += got
                 }
             }
         }
-        let rowsPerBatch = 16
         let batchStride = sourceWidth * 4
         let batch = UnsafeMutablePointer<UInt8>.allocate(capacity: batchStride * rowsPerBatch)
         defer { batch.deallocate() }
@@ -422,6 +496,7 @@ public enum ImageDecoder {
             let bottom = crop.y + crop.height, columnOffset = crop.x * 4
             var y = 0
             while y < bottom {
+                try cancel?.check()
                 let got = try read(batch, batchStride, min(rowsPerBatch, bottom - y))
                 if got == 0 { throw .truncatedData(path: path, format: format) }
                 for row in 0..<got where y + row >= crop.y {
@@ -499,6 +574,8 @@ public enum ImageDecoder {
             return .tooLarge(path: path, width: width, height: height, limit: maximumWholeImagePixels)
         case CCODECS_OUT_OF_MEMORY.rawValue:
             return .unreadable(path: path, reason: "out of memory")
+        case CCODECS_CANCELLED.rawValue:
+            return .cancelled(path: path)
         default:
             return .corrupt(path: path, reason: message.isEmpty ? "undecodable data" : message)
         }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why an image could not be read, with a human reason.
 public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No file at the path.
@@ -17,13 +19,19 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
     case truncatedData(path: String, format: ImageFormat)
     /// The image data is damaged: a bad checksum, an invalid compressed stream, garbage bytes.
     case corrupt(path: String, reason: String)
+    /// The image has more pixels than the decoder is allowed to read (`ImageDecoder.pixelLimit`);
+    /// known from the header, before any pixel is read.
+    case overPixelLimit(path: String, pixels: Int, limit: Int)
+    /// The caller cancelled the decode.
+    case cancelled(path: String)
 
     /// The path the error is about, as given.
     private var subjectPath: String {
         switch self {
         case .fileMissing(let path), .unreadable(let path, _), .notAnImage(let path),
             .truncated(let path, _), .unsupported(let path, _), .tooLarge(let path, _, _, _),
-            .truncatedData(let path, _), .corrupt(let path, _):
+            .truncatedData(let path, _), .corrupt(let path, _), .overPixelLimit(let path, _, _),
+            .cancelled(let path):
             return path
         }
     }
@@ -56,7 +64,18 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the file is truncated (\(format.displayName) data ends early)"
         case .corrupt(_, let reason):
             return "corrupt image data (\(reason))"
+        case .overPixelLimit(_, let pixels, let limit):
+            return "too large to show: \(Self.megapixels(pixels)), the limit is \(Self.megapixels(limit))"
+        case .cancelled:
+            return "cancelled"
         }
+    }
+
+    /// "900 MP", "12.2 MP", "0.3 MP": whole megapixels from 100 on, one decimal below.
+    static func megapixels(_ pixels: Int) -> String {
+        let value = Double(pixels) / 1_000_000
+        if value >= 100 || value == value.rounded() { return "\(Int(value.rounded())) MP" }
+        return String(format: "%.1f MP", value)
     }
 
     /// The last component of a path, ignoring trailing slashes ("a/b.png" gives "b.png").

@@ -4,6 +4,9 @@ import Foundation
 
 /// Turns SDL events into Canopy's input events.
 ///
+/// Drops: SDL sends one SDL_DROPFILE per file or folder between SDL_DROPBEGIN and
+/// SDL_DROPCOMPLETE; they become one `filesDropped` with every path, at the end.
+///
 /// Wheels: SDL's X11 backend reports whole clicks; its Wayland backend reports a trackpad's
 /// movement as fractional `preciseY` in units of 10 surface pixels. A fractional value marks
 /// the device as precise for the next half second, so a precise device's occasional whole
@@ -16,6 +19,8 @@ struct EventTranslator {
 
     private var lastFractionalWheel: TimeInterval = -.infinity
     private var pointer = CGPoint.zero
+    /// The paths of a drop in progress (between SDL_DROPBEGIN and SDL_DROPCOMPLETE), or nil.
+    private var dropping: [String]?
 
     mutating func translate(_ event: SDL_Event, now: TimeInterval) -> InputEvent? {
         switch SDL_EventType(event.type) {
@@ -58,6 +63,21 @@ struct EventTranslator {
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
             return text.isEmpty ? nil : .text(text)
+        case SDL_DROPBEGIN:
+            dropping = []
+            return nil
+        case SDL_DROPFILE:
+            // SDL hands over the path's memory: it is freed here, whatever happens to the event.
+            guard let file = event.drop.file else { return nil }
+            let path = String(cString: file)
+            SDL_free(file)
+            guard dropping != nil else { return .filesDropped([path]) }  // a drop without BEGIN
+            dropping?.append(path)
+            return nil
+        case SDL_DROPCOMPLETE:
+            defer { dropping = nil }
+            guard let paths = dropping, !paths.isEmpty else { return nil }
+            return .filesDropped(paths)
         case SDL_WINDOWEVENT:
             if event.window.event == UInt8(SDL_WINDOWEVENT_LEAVE.rawValue) { return .pointerExited }
             return nil

@@ -1,0 +1,349 @@
+import CCodecs
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Thumbnails shared with the desktop: the freedesktop.org Thumbnail Managing Standard.
+///
+/// A thumbnail is a PNG under `root` (`$XDG_CACHE_HOME/thumbnails`, else `~/.cache/thumbnails`)
+/// in the folder of its size (normal 128, large 256, x-large 512, xx-large 1024 pixels on its
+/// longer side), named by the MD5 of the file's URI (`file://` and the path, escaped as GLib
+/// escapes it, so that the names match those file managers write), carrying `Thumb::URI` and
+/// `Thumb::MTime` (the file's modification time in whole seconds). A thumbnail is valid only while
+/// both match the file. Files that cannot be thumbnailed get an entry under
+/// `fail/<software>/`, so no program tries them again until they change.
+///
+/// Thumbnails are the image as shown (turned by its EXIF orientation, in sRGB), no bigger than
+/// their size's box and never bigger than the image. They are written atomically (a temporary
+/// file in the same folder, renamed), private to the user (0600 in 0700 folders).
+///
+/// Threads: any; the store holds no mutable state (the file system is the state).
+public struct Thumbnails: Sendable {
+    /// The standard's sizes, by the longer side of their box.
+    public enum Size: Int, CaseIterable, Sendable, Comparable {
+        case normal = 128
+        case large = 256
+        case xLarge = 512
+        case xxLarge = 1024
+
+        /// The folder's name.
+        public var directory: String {
+            switch self {
+            case .normal: return "normal"
+            case .large: return "large"
+            case .xLarge: return "x-large"
+            case .xxLarge: return "xx-large"
+            }
+        }
+
+        public static func < (a: Size, b: Size) -> Bool { a.rawValue < b.rawValue }
+
+        /// The size of this thumbnail of a `width` x `height` image: the image fitted in the box
+        /// (aspect kept, each side at least 1), or nil when the image is no bigger than the box
+        /// (the image itself is then as good as a thumbnail).
+        public func thumbnailSize(width: Int, height: Int) -> (width: Int, height: Int)? {
+            let side = rawValue
+            guard width > 0, height > 0, max(width, height) > side else { return nil }
+            if width >= height { return (side, max(1, (height * side + width / 2) / width)) }
+            return (max(1, (width * side + height / 2) / height), side)
+        }
+    }
+
+    /// The folder that holds the size folders and fail/.
+    public let root: URL
+    /// The name under fail/ for this program's failures, and the PNGs' Software field.
+    public let software: String
+
+    public init(root: URL, software: String) {
+        self.root = root
+        self.software = software
+    }
+
+    /// `$XDG_CACHE_HOME/thumbnails` (when set to an absolute path), else `$HOME/.cache/thumbnails`.
+    public static func standardRoot(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") {
+            return URL(fileURLWithPath: cache).appendingPathComponent("thumbnails")
+        }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home).appendingPathComponent(".cache/thumbnails")
+    }
+
+    // MARK: Names
+
+    /// The file's URI as GLib makes it (`g_filename_to_uri`): `file://` and the absolute path,
+    /// every byte escaped as %XX (upper case) except letters, digits and `!$&'()*+,-./:=@_~`.
+    public static func uri(forPath path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var uri = "file://"
+        let hex = Array("0123456789ABCDEF".utf8)
+        var bytes: [UInt8] = []
+        for byte in absolute.utf8 {
+            if Self.unescaped.contains(byte) {
+                bytes.append(byte)
+            } else {
+                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+            }
+        }
+        uri += String(decoding: bytes, as: UTF8.self)
+        return uri
+    }
+
+    private static let unescaped: Set<UInt8> = Set(
+        Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!$&'()*+,-./:=@_~".utf8))
+
+    /// The thumbnail's file name for `uri`: the MD5 of the URI in lower-case hex, then ".png".
+    public static func fileName(forURI uri: String) -> String {
+        var digest = [UInt8](repeating: 0, count: 16)
+        let bytes = Array(uri.utf8)
+        _ = ccodecs_md5(bytes, bytes.count, &digest)
+        return digest.map { String(format: "%02x", $0) }.joined() + ".png"
+    }
+
+    /// Where the thumbnail of the file at `path` of `size` lives (whether or not it exists).
+    public func path(forFile path: String, size: Size) -> String {
+        root.appendingPathComponent(size.directory).appendingPathComponent(Self.fileName(forURI: Self.uri(forPath: path))).path
+    }
+
+    /// Where this program's failure entry for the file at `path` lives.
+    public func failurePath(forFile path: String) -> String {
+        root.appendingPathComponent("fail").appendingPathComponent(software)
+            .appendingPathComponent(Self.fileName(forURI: Self.uri(forPath: path))).path
+    }
+
+    /// The file's modification time in whole seconds, or nil when it cannot be read.
+    public static func modificationTime(ofFile path: String) -> Int? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int(info.st_mtim.tv_sec)
+    }
+
+    // MARK: Reading
+
+    /// Whether the PNG at `thumbnailPath` is a valid thumbnail of the file at `path`: its
+    /// Thumb::URI names the file and its Thumb::MTime is the file's modification time. Reads the
+    /// PNG's chunk headers and text chunks (before or after the image data, as programs differ),
+    /// not its pixels.
+    public static func isValid(thumbnailPath: String, forFile path: String, modificationTime: Int) -> Bool {
+        func text(_ key: String) -> String? {
+            var buffer = [CChar](repeating: 0, count: 8192)
+            guard ccodecs_png_find_text(thumbnailPath, key, &buffer, buffer.count) == 0 else { return nil }
+            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        guard let mtime = text("Thumb::MTime"), Int(mtime) == modificationTime else { return false }
+        return text("Thumb::URI") == Self.uri(forPath: path)
+    }
+
+    /// The path of the smallest valid thumbnail of the file at `path` (a `width` x `height` image
+    /// as shown) that covers `target` pixels, or nil when there is none (or the image is no
+    /// bigger than the target: the image itself is then what to decode).
+    public func validThumbnail(
+        forFile path: String, width: Int, height: Int, covering target: (width: Int, height: Int)
+    ) -> (path: String, size: Size)? {
+        guard let mtime = Self.modificationTime(ofFile: path) else { return nil }
+        for size in Self.sizes(covering: target, width: width, height: height) {
+            let candidate = self.path(forFile: path, size: size)
+            if Self.isValid(thumbnailPath: candidate, forFile: path, modificationTime: mtime) {
+                return (candidate, size)
+            }
+        }
+        return nil
+    }
+
+    /// The sizes whose thumbnail of a `width` x `height` image covers `target`, smallest first.
+    public static func sizes(
+        covering target: (width: Int, height: Int), width: Int, height: Int
+    ) -> [Size] {
+        Size.allCases.filter { size in
+            guard let box = size.thumbnailSize(width: width, height: height) else { return false }
+            return box.width >= target.width && box.height >= target.height
+        }
+    }
+
+    /// Whether this program recorded that the file at `path`, as it is now, cannot be thumbnailed.
+    public func hasFailure(forFile path: String) -> Bool {
+        guard let mtime = Self.modificationTime(ofFile: path) else { return false }
+        return Self.isValid(thumbnailPath: failurePath(forFile: path), forFile: path, modificationTime: mtime)
+    }
+
+    // MARK: Writing
+
+    /// Why a thumbnail could not be written.
+    public struct WriteError: Error, Sendable, CustomStringConvertible {
+        public var path: String
+        public var reason: String
+        public var description: String { "\(path): cannot write the thumbnail (\(reason))" }
+    }
+
+    /// Writes `bitmap` (the image as shown, fitted to `size`'s box) as the thumbnail of the file
+    /// at `path`, a `width` x `height` image last modified at `modificationTime`: to a temporary
+    /// file beside it, then renamed over it, so a reader never sees half a thumbnail.
+    public func write(
+        _ bitmap: Bitmap, forFile path: String, size: Size, imageWidth: Int, imageHeight: Int, modificationTime: Int
+    ) throws(WriteError) {
+        let destination = self.path(forFile: path, size: size)
+        try writePNG(
+            bitmap, to: destination,
+            fields: [
+                ("Thumb::URI", Self.uri(forPath: path)), ("Thumb::MTime", String(modificationTime)),
+                ("Thumb::Image::Width", String(imageWidth)), ("Thumb::Image::Height", String(imageHeight)),
+                ("Software", software),
+            ])
+    }
+
+    /// Records that the file at `path`, last modified at `modificationTime`, cannot be thumbnailed.
+    public func writeFailure(forFile path: String, modificationTime: Int) throws(WriteError) {
+        try writePNG(
+            Bitmap(width: 1, height: 1, pixels: [0, 0, 0, 0]), to: failurePath(forFile: path),
+            fields: [("Thumb::URI", Self.uri(forPath: path)), ("Thumb::MTime", String(modificationTime)), ("Software", software)])
+    }
+
+    private func writePNG(_ bitmap: Bitmap, to destination: String, fields: [(String, String)]) throws(WriteError) {
+        let folder = (destination as NSString).deletingLastPathComponent
+        do {
+            try FileManager.default.createDirectory(
+                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw WriteError(path: destination, reason: "cannot make \(folder): \(error.localizedDescription)")
+        }
+        let temporary =
+            folder + "/.\((destination as NSString).lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        var error = ccodecs_error()
+        let straight = bitmap.straightAlphaPixels()
+        let keys = fields.map { strdup($0.0) }, values = fields.map { strdup($0.1) }
+        defer { for pointer in keys + values { free(pointer) } }
+        let status = straight.withUnsafeBufferPointer { pixels in
+            keys.map { UnsafePointer($0) }.withUnsafeBufferPointer { k in
+                values.map { UnsafePointer($0) }.withUnsafeBufferPointer { v in
+                    ccodecs_png_write(
+                        temporary, pixels.baseAddress, Int32(bitmap.width), Int32(bitmap.height), bitmap.width * 4,
+                        k.baseAddress, v.baseAddress, Int32(fields.count), &error)
+                }
+            }
+        }
+        guard status == 0 else {
+            unlink(temporary)
+            let message = withUnsafeBytes(of: error.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            throw WriteError(path: destination, reason: message)
+        }
+        chmod(temporary, 0o600)
+        guard rename(temporary, destination) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw WriteError(path: destination, reason: reason)
+        }
+    }
+}
+
+// MARK: Decoding through thumbnails
+
+extension Thumbnails {
+    /// Where thumbnails are written: one at a time, at a low priority, off the decoding thread.
+    private static let writer = DispatchQueue(label: "canopy.thumbnails.write", qos: .utility)
+
+    /// Blocks until every thumbnail queued for writing so far has been written (or failed).
+    public static func waitForWrites() {
+        writer.sync {}
+    }
+
+    /// The file at `path` decoded to cover `fitting` pixels (`crop` of it, in the shown image's
+    /// pixels, when given), as `ImageDecoder.decode(contentsOf:fitting:cropping:isCancelled:)`
+    /// would, but from its thumbnail when it has one big enough: the smallest standard size whose
+    /// thumbnail covers the target. Without one, the image is decoded once to that size, the
+    /// thumbnail written (queued, off this thread) and the result made from it; an image that
+    /// cannot be decoded gets a failure entry. An image no bigger than the box, or a target
+    /// bigger than the largest size, is decoded as usual, without thumbnails.
+    public func decode(
+        contentsOf path: String, fitting: CGSize, cropping crop: ImageDecoder.Crop?,
+        isCancelled: (@Sendable () -> Bool)? = nil
+    ) throws(ImageError) -> Bitmap {
+        let header = try ImageHeader.read(contentsOf: path)
+        try ImageDecoder.checkPixelLimit(header, path: path)
+        let width = header.width, height = header.height
+        let region = crop?.clamped(width: width, height: height) ?? ImageDecoder.Crop(x: 0, y: 0, width: width, height: height)
+        let target = ImageDecoder.fittedPixelSize(width: region.width, height: region.height, fitting: fitting)
+        // The smallest size whose thumbnail, scaled like the image, still has the target's pixels
+        // over the region.
+        let size = Size.allCases.first { size in
+            guard let box = size.thumbnailSize(width: width, height: height) else { return false }
+            return region.width * box.width >= target.width * width && region.height * box.height >= target.height * height
+        }
+        guard let size, let box = size.thumbnailSize(width: width, height: height),
+            let mtime = Self.modificationTime(ofFile: path)
+        else {
+            return try ImageDecoder.decode(contentsOf: path, fitting: fitting, cropping: crop, isCancelled: isCancelled)
+        }
+        // A valid thumbnail of that size or larger (another program may have made only a larger one).
+        for candidate in Size.allCases where candidate >= size {
+            let thumbnail = self.path(forFile: path, size: candidate)
+            guard Self.isValid(thumbnailPath: thumbnail, forFile: path, modificationTime: mtime),
+                let thumbnailHeader = try? ImageHeader.read(contentsOf: thumbnail), thumbnailHeader.width > 0
+            else { continue }
+            let scaled = Self.scale(region, by: (thumbnailHeader.width, thumbnailHeader.height), of: (width, height))
+            if let bitmap = try? ImageDecoder.decode(
+                contentsOf: thumbnail, fitting: CGSize(width: target.width, height: target.height),
+                cropping: scaled, isCancelled: isCancelled)
+            {
+                return bitmap
+            }
+            try checkCancelled(isCancelled, path: path)  // a damaged thumbnail: try the next, or the image
+        }
+        if hasFailure(forFile: path) {
+            return try ImageDecoder.decode(contentsOf: path, fitting: fitting, cropping: crop, isCancelled: isCancelled)
+        }
+        // Decode the whole image once, to the thumbnail's size; keep it; cut and shrink it.
+        let whole: Bitmap
+        do throws(ImageError) {
+            whole = try ImageDecoder.decode(
+                contentsOf: path, fitting: CGSize(width: box.width, height: box.height), isCancelled: isCancelled)
+        } catch {
+            if case .cancelled = error { throw error }
+            let store = self
+            Self.writer.async { try? store.writeFailure(forFile: path, modificationTime: mtime) }
+            throw error
+        }
+        let store = self
+        Self.writer.async {
+            try? store.write(
+                whole, forFile: path, size: size, imageWidth: width, imageHeight: height, modificationTime: mtime)
+        }
+        let scaled = Self.scale(region, by: (whole.width, whole.height), of: (width, height))
+        return Self.resize(Self.cut(whole, to: scaled), to: target)
+    }
+
+    private func checkCancelled(_ isCancelled: (@Sendable () -> Bool)?, path: String) throws(ImageError) {
+        if isCancelled?() == true { throw .cancelled(path: path) }
+    }
+
+    /// `region` of a `image` pixel image mapped onto a `thumbnail` pixel one, rounded outward.
+    private static func scale(
+        _ region: ImageDecoder.Crop, by thumbnail: (Int, Int), of image: (Int, Int)
+    ) -> ImageDecoder.Crop {
+        let left = region.x * thumbnail.0 / image.0, top = region.y * thumbnail.1 / image.1
+        let right = min(thumbnail.0, ((region.x + region.width) * thumbnail.0 + image.0 - 1) / image.0)
+        let bottom = min(thumbnail.1, ((region.y + region.height) * thumbnail.1 + image.1 - 1) / image.1)
+        return ImageDecoder.Crop(x: left, y: top, width: max(1, right - left), height: max(1, bottom - top))
+    }
+
+    /// The pixels of `bitmap` inside `crop` (the same bitmap for the whole of it).
+    private static func cut(_ bitmap: Bitmap, to crop: ImageDecoder.Crop) -> Bitmap {
+        guard crop != ImageDecoder.Crop(x: 0, y: 0, width: bitmap.width, height: bitmap.height) else { return bitmap }
+        let rowBytes = crop.width * 4
+        var pixels = [UInt8](repeating: 0, count: rowBytes * crop.height)
+        bitmap.pixels.withUnsafeBufferPointer { source in
+            pixels.withUnsafeMutableBufferPointer { target in
+                for y in 0..<crop.height {
+                    let from = (crop.y + y) * bitmap.bytesPerRow + crop.x * 4
+                    for i in 0..<rowBytes { target[y * rowBytes + i] = source[from + i] }
+                }
+            }
+        }
+        return Bitmap(width: crop.width, height: crop.height, isOpaque: bitmap.isOpaque, pixels: pixels)
+    }
+
+    private static func resize(_ bitmap: Bitmap, to size: (width: Int, height: Int)) -> Bitmap {
+        if bitmap.width == size.width && bitmap.height == size.height { return bitmap }
+        return Resampler.resize(bitmap, toPixelWidth: size.width, pixelHeight: size.height)
+    }
+}
