@@ -84,7 +84,7 @@ DOCC ?= $(firstword $(wildcard $(dir $(realpath $(shell command -v $(SWIFT))))do
 # over everything Swift that is ours.
 FORMAT_PATHS := Sources Tests Fuzz Package.swift
 
-.PHONY: setup build run test test-tsan test-asan scroll-tsan scroll-asan fuzz bench clean \
+.PHONY: setup build run install uninstall test test-tsan test-asan scroll-tsan scroll-asan fuzz bench clean \
         test-slow ci ci-slow ci-full docs lint format
 
 setup:
@@ -107,6 +107,32 @@ build:
 
 run: build
 	$(BIN) $(ARGS)
+
+# `make install`: the viewer for this user (PREFIX=~/.local) or the machine (PREFIX=/usr/local):
+# the binary, its resources (found as share/rainforest beside the binary's folder), an icon and a
+# .desktop entry for images and folders, so that the desktop lists it and file managers offer it.
+# The binary links the Swift runtime of the toolchain that built it (it must stay installed).
+PREFIX ?= $(HOME)/.local
+BINDIR := $(DESTDIR)$(PREFIX)/bin
+DATADIR := $(DESTDIR)$(PREFIX)/share
+ICONDIR := $(DATADIR)/icons/hicolor
+install: build
+	install -d $(BINDIR) $(DATADIR)/rainforest $(DATADIR)/applications $(ICONDIR)/256x256/apps $(ICONDIR)/64x64/apps
+	install -m 755 $(BIN) $(BINDIR)/rainforest
+	cp -R Resources/. $(DATADIR)/rainforest/
+	$(BIN) icon --size 256 --output $(ICONDIR)/256x256/apps/rainforest.png
+	$(BIN) icon --size 64 --output $(ICONDIR)/64x64/apps/rainforest.png
+	sed 's|@BINDIR@|$(PREFIX)/bin|g' packaging/rainforest.desktop.in > $(DATADIR)/applications/rainforest.desktop
+	@if command -v update-desktop-database >/dev/null; then update-desktop-database -q $(DATADIR)/applications; fi
+	@if command -v gtk-update-icon-cache >/dev/null; then gtk-update-icon-cache -q -t $(ICONDIR); fi
+	@echo "installed $(BINDIR)/rainforest; the desktop lists Rainforest (it opens folders and photos)"
+
+uninstall:
+	rm -f $(BINDIR)/rainforest $(DATADIR)/applications/rainforest.desktop
+	rm -f $(ICONDIR)/256x256/apps/rainforest.png $(ICONDIR)/64x64/apps/rainforest.png
+	rm -rf $(DATADIR)/rainforest
+	@if command -v update-desktop-database >/dev/null; then update-desktop-database -q $(DATADIR)/applications; fi
+	@echo "removed Rainforest from $(DESTDIR)$(PREFIX)"
 
 # Runs the tests its arguments name (after `swift test --skip-build`) with the environment in
 # $(1), their output also in $(LOGS)/$(2).log, then reports their counts and the slowest.

@@ -278,6 +278,10 @@ int ccodecs_png_write(const char *path, const uint8_t *pixels, int width, int he
         return -1;
     }
     png_init_io(png, file);
+    // Fast rather than small: zlib's level 1 and the Sub filter write a thumbnail three to four
+    // times faster than the defaults, for files about a fifth larger.
+    png_set_compression_level(png, 1);
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_SUB);
     png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8, PNG_COLOR_TYPE_RGB_ALPHA,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     for (int i = 0; i < count; i++) {

@@ -72,3 +72,29 @@ enum Icon: Hashable, Sendable {
         return Bitmap(width: pixels, height: pixels, scale: scale, pixels: bytes)
     }
 }
+
+extension IconCommand {
+    /// The app's icon: the placeholder's leaf, light on a dark green rounded square.
+    static func draw(size: Int) -> Bitmap {
+        let side = CGFloat(size)
+        let context = GraphicsContext(pixelWidth: size, pixelHeight: size, scale: 1)
+        context.fillRoundedRect(
+            CGRect(x: 0, y: 0, width: side, height: side), cornerRadius: side * 0.18,
+            with: Color(red: 0.09, green: 0.25, blue: 0.15))
+        let leaf = Icon.leaf.bitmap(size: side * 0.72, scale: 1, color: Color(red: 0.62, green: 0.86, blue: 0.45))
+        context.draw(
+            leaf, in: CGRect(x: side * 0.14, y: side * 0.14, width: side * 0.72, height: side * 0.72),
+            contentMode: .scaleToFill)
+        return context.makeBitmap()
+    }
+
+    func execute() throws {
+        do {
+            try GraphicsLibrary.initialize()
+            try Self.draw(size: size).writePNG(to: output)
+        } catch let error as BitmapWriteError {
+            throw UserFacingError(message: error.description, status: 1)
+        }
+        print("wrote \(output) (\(size) x \(size) px)")
+    }
+}

@@ -52,6 +52,21 @@ final class ImageFolder: CardProvider {
         }
     }
 
+    /// What a drop on the window or the command line's paths open: the files among `paths`
+    /// (absolute, or relative to the current folder) in the order given, or when there are none,
+    /// the first folder; nil when none of them exists.
+    static func opening(_ paths: [String]) -> ImageFolder? {
+        var folders: [URL] = [], files: [URL] = []
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            let url = URL(fileURLWithPath: path).standardizedFileURL
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { continue }
+            if isDirectory.boolValue { folders.append(url) } else { files.append(url) }
+        }
+        if !files.isEmpty { return ImageFolder(files: files) }
+        return folders.first.map { ImageFolder(url: $0) }
+    }
+
     // MARK: CardProvider
 
     func initialCount(pageSize: Int) -> Int { 0 }

@@ -6,7 +6,7 @@ struct RainforestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rainforest",
         abstract: "Scrolls a collection of rainforest animal cards, drawn off the main thread by Canopy.",
-        subcommands: [RunCommand.self, ScreenshotCommand.self, BenchCommand.self, SoakCommand.self],
+        subcommands: [RunCommand.self, ScreenshotCommand.self, BenchCommand.self, SoakCommand.self, IconCommand.self],
         defaultSubcommand: RunCommand.self
     )
 }
@@ -15,6 +15,12 @@ struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "run", abstract: "Open the viewer window (the default).")
 
     @OptionGroup var collection: CollectionOptions
+
+    @Argument(
+        help: ArgumentHelp(
+            "Photos or folders to show (as a file manager passes them): photos as cards of their own, in the order given, or else the first folder's files.",
+            valueName: "PATH"))
+    var paths: [String] = []
 
     @Option(
         help: ArgumentHelp("Overlays shown at start, comma-separated: fps, hitslop, ranges, scaling.", valueName: "LIST"),
@@ -26,6 +32,33 @@ struct RunCommand: ParsableCommand {
             "How cards are made at start, comma-separated: async (default) or main-thread, plus popcorn, no-fade, slow-draw.",
             valueName: "LIST"), transform: ViewerMode.parse)
     var mode: ViewerMode = ViewerMode()
+
+    func validate() throws {
+        guard paths.isEmpty || ImageFolder.opening(paths) != nil else {
+            throw ValidationError("nothing to show: no such file or folder: \(paths.joined(separator: ", "))")
+        }
+        if !paths.isEmpty, collection.images != nil || collection.cards != nil {
+            throw ValidationError("photos or folders to show replace --images and --cards: give one or the other")
+        }
+    }
+}
+
+/// `rainforest icon`: the app's icon as a PNG (for `make install`).
+struct IconCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "icon", abstract: "Write the app's icon, a leaf on a dark rounded square, as a PNG.",
+        shouldDisplay: false)
+
+    @Option(help: ArgumentHelp("The PNG to write.", valueName: "FILE"))
+    var output: String
+
+    @Option(help: ArgumentHelp("Its side in pixels.", valueName: "PX"))
+    var size: Int = 256
+
+    func validate() throws {
+        guard (16...1024).contains(size) else { throw ValidationError("--size must be from 16 to 1024 pixels") }
+        try checkWritable(output, option: "--output")
+    }
 }
 
 struct ScreenshotCommand: ParsableCommand {

@@ -58,12 +58,13 @@ public enum RainforestMain {
             case let screenshot as ScreenshotCommand: try screenshot.execute()
             case let bench as BenchCommand: try bench.execute()
             case let soak as SoakCommand: try soak.execute()
+            case let icon as IconCommand: try icon.execute()
             default:  // the parser's own commands, such as `help`
                 var other = command
                 try other.run()
             }
-            // Thumbnails still being written (they are queued off the decoding threads) land whole.
-            Thumbnails.waitForWrites()
+            // The thumbnail being written lands whole; those still queued are made next time.
+            Thumbnails.finishWrites()
             return .finished
         } catch let error as UserFacingError {
             return .failed(error)

@@ -1,4 +1,5 @@
 import Canopy
+import CanopyGraphics
 import CanopySDL
 import Foundation
 
@@ -31,8 +32,16 @@ extension RunCommand {
 
     @MainActor
     func execute() throws {
+        var content = try Content.load(collection)
+        if !paths.isEmpty {
+            content.opened = paths
+            if collection.thumbnails {
+                ImageCache.shared.thumbnails = Content.thumbnails()
+            }
+        }
         let session = try Session(
-            collection: collection, headless: false, favourites: .standard(), decodesAhead: !mode.mainThread)
+            collection: collection, headless: false, content: content, favourites: .standard(),
+            decodesAhead: !mode.mainThread)
         let app = session.app, viewer = session.viewer
         let shown = overlays ?? [.fps]
         session.show(shown)

@@ -11,6 +11,8 @@ struct Content {
     let deck: CardDeck
     /// The folder of images to show, absolute; nil: the embedded cards.
     var images: URL?
+    /// Photos or folders to show instead, as a file manager passes them (`rainforest run PATH...`).
+    var opened: [String]?
 
     static func load(_ collection: CollectionOptions) throws(UserFacingError) -> Content {
         // Before any header is read: the cards of larger images are error cards.
@@ -49,12 +51,25 @@ struct Content {
         // second look at a folder of camera photos decodes none of them.
         ImageCache.shared.thumbnails =
             images != nil && collection.thumbnails
-            ? Thumbnails(root: Thumbnails.standardRoot(), software: "rainforest") : nil
+            ? Content.thumbnails() : nil
         return Content(resources: resources, deck: deck, images: images)
+    }
+
+    /// The variable that moves Rainforest's thumbnails away from the desktop's (for the bench:
+    /// a first launch without touching the other caches under XDG_CACHE_HOME, which fontconfig
+    /// and Mesa keep there too).
+    static let thumbnailsVariable = "RAINFOREST_THUMBNAILS_DIR"
+
+    /// The thumbnails Rainforest reads and writes: the desktop's (`Thumbnails.standardRoot`), or
+    /// the folder RAINFOREST_THUMBNAILS_DIR names.
+    static func thumbnails(environment: [String: String] = ProcessInfo.processInfo.environment) -> Thumbnails {
+        let root = environment[thumbnailsVariable].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
+        return Thumbnails(root: root ?? Thumbnails.standardRoot(environment: environment), software: "rainforest")
     }
 
     /// A new provider of the collection's cards (each window starts from the first page).
     func makeProvider() -> any CardProvider {
+        if let opened, let provider = ImageFolder.opening(opened) { return provider }
         if let images { return ImageFolder(url: images) }
         return DeckCards(deck: deck, resources: resources)
     }

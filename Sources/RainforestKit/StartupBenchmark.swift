@@ -1,4 +1,5 @@
 import Canopy
+import CanopyGraphics
 import CanopySDL
 import Foundation
 
@@ -87,6 +88,9 @@ enum StartupBenchmark {
             throw UserFacingError(message: "bench: the warm first screen did not come within \(timeout) s", status: 1)
         }
         phases.warmFirstScreenMs = (MonotonicClock.now() - warmStart) * 1000
+        // The thumbnails of what was shown, made while a reader would look at it (an exiting
+        // viewer drops those still queued), so that the next launch finds them.
+        Thumbnails.waitForWrites()
         let data = try? JSONEncoder().encode(phases)
         print(String(decoding: data ?? Data(), as: UTF8.self))
     }

@@ -146,23 +146,9 @@ final class Viewer {
     /// top. Returns false, changing nothing, when nothing dropped can be shown (no such files).
     @discardableResult
     func open(_ paths: [String]) -> Bool {
-        var folders: [URL] = [], files: [URL] = []
-        for path in paths {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
-            let url = URL(fileURLWithPath: path).standardizedFileURL
-            if isDirectory.boolValue { folders.append(url) } else { files.append(url) }
-        }
-        let provider: ImageFolder
-        if !files.isEmpty {
-            provider = ImageFolder(files: files)
-        } else if let folder = folders.first {
-            provider = ImageFolder(url: folder)
-        } else {
-            return false
-        }
+        guard let provider = ImageFolder.opening(paths) else { return false }
         if ImageCache.shared.thumbnails == nil, sharesThumbnails {
-            ImageCache.shared.thumbnails = Thumbnails(root: Thumbnails.standardRoot(), software: "rainforest")
+            ImageCache.shared.thumbnails = Content.thumbnails()
         }
         source = CardSource(provider: provider, pageSize: pageSize, favouritesStore: favouritesStore)
         source.scale = cardScale

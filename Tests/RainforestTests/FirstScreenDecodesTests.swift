@@ -1,5 +1,6 @@
 import Canopy
 import CanopyGraphics
+import CanopyTestSupport
 import Foundation
 import XCTest
 @testable import RainforestKit
@@ -106,5 +107,37 @@ final class FirstScreenDecodesTests: XCTestCase {
         let none = FirstScreenDecodes.start(provider: provider, pageSize: 500, size: .zero, scale: 1, cache: cache)
         none.wait()
         XCTAssertEqual(none.indices, [])
+    }
+
+    /// A folder shows nothing before its first batch fetch: its first files are listed and read
+    /// on the decoding thread, then the first screen's photos decoded there, as the cards will
+    /// ask for them.
+    func testAFoldersFirstFilesAreReadAndDecodedAhead() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rainforest-ahead-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let photos = TestResources.images
+        for (index, name) in ["red-panda.jpg", "jaguar.webp", "garden-lizard.png", "red-panda.jpg", "jaguar.webp"].enumerated() {
+            try FileManager.default.copyItem(
+                at: photos.appendingPathComponent(name), to: folder.appendingPathComponent("\(index)-\(name)"))
+        }
+        let cache = ImageCache()
+        let handle = FirstScreenDecodes.start(
+            provider: ImageFolder(url: folder), pageSize: 500, size: CGSize(width: 700, height: 600), scale: 1,
+            cache: cache)
+        handle.wait()
+        // 700 x 600 pt: two columns, two rows of cards at least partly in view.
+        let viewer = ImageFolder(url: folder)
+        let ready = viewer.load(upTo: 500)
+        XCTAssertEqual(ready, 5)
+        XCTAssertEqual(
+            handle.indices, FirstScreenDecodes.items(provider: viewer, ready: ready, size: CGSize(width: 700, height: 600)))
+        XCTAssertGreaterThanOrEqual(handle.indices.count, 2)
+        XCTAssertEqual(cache.statistics.misses, handle.indices.count, "one decode a card")
+        for index in handle.indices {  // again, as the cards ask: all hits
+            let item = viewer.item(at: index)
+            CardNode.preloadPhoto(entry: item.entry, imagePath: item.imagePath, scale: 1, cache: cache)
+        }
+        XCTAssertEqual(cache.statistics.misses, handle.indices.count, "and found in the cache by the cards")
     }
 }

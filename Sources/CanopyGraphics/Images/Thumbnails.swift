@@ -1,5 +1,6 @@
 import CCodecs
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -239,21 +240,32 @@ public struct Thumbnails: Sendable {
 // MARK: Decoding through thumbnails
 
 extension Thumbnails {
-    /// Where thumbnails are written: one at a time, at a low priority, off the decoding thread.
-    private static let writer = DispatchQueue(label: "canopy.thumbnails.write", qos: .utility)
+    /// Where thumbnails are made and written: one at a time, off the decoding threads, on a
+    /// thread of its own at nice 15, once the queue has been quiet for a moment, so that making
+    /// them gives way to displays and frames.
+    private static let writer = ThumbnailWriter()
 
     /// Blocks until every thumbnail queued for writing so far has been written (or failed).
     public static func waitForWrites() {
-        writer.sync {}
+        writer.waitUntilIdle()
+    }
+
+    /// Drops the thumbnails still queued and blocks until the one being written, if any, is
+    /// whole: for a program about to exit (the dropped ones are made next time).
+    public static func finishWrites() {
+        writer.dropQueued()
+        writer.waitUntilIdle()
     }
 
     /// The file at `path` decoded to cover `fitting` pixels (`crop` of it, in the shown image's
     /// pixels, when given), as `ImageDecoder.decode(contentsOf:fitting:cropping:isCancelled:)`
     /// would, but from its thumbnail when it has one big enough: the smallest standard size whose
-    /// thumbnail covers the target. Without one, the image is decoded once to that size, the
-    /// thumbnail written (queued, off this thread) and the result made from it; an image that
-    /// cannot be decoded gets a failure entry. An image no bigger than the box, or a target
-    /// bigger than the largest size, is decoded as usual, without thumbnails.
+    /// thumbnail covers the target. Without one, the image is decoded for the caller as usual
+    /// and its thumbnail made afterwards (queued: decoded again to the thumbnail's size and
+    /// written on the writer's thread, at a low priority, so that the first screen and the
+    /// scroll never wait for it); an image that cannot be decoded gets a failure entry. An image
+    /// no bigger than the box, or a target bigger than the largest size, is decoded as usual,
+    /// without thumbnails.
     public func decode(
         contentsOf path: String, fitting: CGSize, cropping crop: ImageDecoder.Crop?,
         isCancelled: (@Sendable () -> Bool)? = nil
@@ -289,27 +301,40 @@ extension Thumbnails {
             }
             try checkCancelled(isCancelled, path: path)  // a damaged thumbnail: try the next, or the image
         }
-        if hasFailure(forFile: path) {
-            return try ImageDecoder.decode(contentsOf: path, fitting: fitting, cropping: crop, isCancelled: isCancelled)
-        }
-        // Decode the whole image once, to the thumbnail's size; keep it; cut and shrink it.
-        let whole: Bitmap
+        // None yet: decode for the caller as usual (the first screen must not wait for a
+        // thumbnail), and make the thumbnail afterwards, on the writer's low-priority thread.
+        let bitmap: Bitmap
         do throws(ImageError) {
-            whole = try ImageDecoder.decode(
-                contentsOf: path, fitting: CGSize(width: box.width, height: box.height), isCancelled: isCancelled)
+            bitmap = try ImageDecoder.decode(contentsOf: path, fitting: fitting, cropping: crop, isCancelled: isCancelled)
         } catch {
             if case .cancelled = error { throw error }
             let store = self
-            Self.writer.async { try? store.writeFailure(forFile: path, modificationTime: mtime) }
+            if !hasFailure(forFile: path) {
+                Self.writer.enqueue { try? store.writeFailure(forFile: path, modificationTime: mtime) }
+            }
             throw error
         }
         let store = self
-        Self.writer.async {
-            try? store.write(
-                whole, forFile: path, size: size, imageWidth: width, imageHeight: height, modificationTime: mtime)
+        Self.writer.enqueue { store.makeThumbnail(ofFile: path, size: size, box: box, modificationTime: mtime) }
+        return bitmap
+    }
+
+    /// Decodes the file to `box` and writes it as its thumbnail of `size`, unless a valid one
+    /// appeared meanwhile (another request, another program) or the file changed since.
+    private func makeThumbnail(ofFile path: String, size: Size, box: (width: Int, height: Int), modificationTime: Int) {
+        let destination = self.path(forFile: path, size: size)
+        guard Self.modificationTime(ofFile: path) == modificationTime,
+            !Self.isValid(thumbnailPath: destination, forFile: path, modificationTime: modificationTime),
+            let header = try? ImageHeader.read(contentsOf: path)
+        else { return }
+        do throws(ImageError) {
+            let whole = try ImageDecoder.decode(contentsOf: path, fitting: CGSize(width: box.width, height: box.height))
+            try? write(
+                whole, forFile: path, size: size, imageWidth: header.width, imageHeight: header.height,
+                modificationTime: modificationTime)
+        } catch {
+            try? writeFailure(forFile: path, modificationTime: modificationTime)
         }
-        let scaled = Self.scale(region, by: (whole.width, whole.height), of: (width, height))
-        return Self.resize(Self.cut(whole, to: scaled), to: target)
     }
 
     private func checkCancelled(_ isCancelled: (@Sendable () -> Bool)?, path: String) throws(ImageError) {
@@ -325,25 +350,87 @@ extension Thumbnails {
         let bottom = min(thumbnail.1, ((region.y + region.height) * thumbnail.1 + image.1 - 1) / image.1)
         return ImageDecoder.Crop(x: left, y: top, width: max(1, right - left), height: max(1, bottom - top))
     }
+}
 
-    /// The pixels of `bitmap` inside `crop` (the same bitmap for the whole of it).
-    private static func cut(_ bitmap: Bitmap, to crop: ImageDecoder.Crop) -> Bitmap {
-        guard crop != ImageDecoder.Crop(x: 0, y: 0, width: bitmap.width, height: bitmap.height) else { return bitmap }
-        let rowBytes = crop.width * 4
-        var pixels = [UInt8](repeating: 0, count: rowBytes * crop.height)
-        bitmap.pixels.withUnsafeBufferPointer { source in
-            pixels.withUnsafeMutableBufferPointer { target in
-                for y in 0..<crop.height {
-                    let from = (crop.y + y) * bitmap.bytesPerRow + crop.x * 4
-                    for i in 0..<rowBytes { target[y * rowBytes + i] = source[from + i] }
+/// A queue of writes run one at a time on a low-priority thread of its own (started on first use).
+private final class ThumbnailWriter: Sendable {
+    private struct State {
+        var jobs: [@Sendable () -> Void] = []
+        var running = false
+        /// When the last job was queued (monotonic seconds).
+        var lastQueued: TimeInterval = 0
+    }
+    /// How long the queue must have been quiet before a job starts: thumbnails are made when the
+    /// viewer rests (its first screen shown, the scroll stopped), not while it is busy decoding.
+    static let quietPeriod: TimeInterval = 0.3
+    private let state = Mutex(State())
+    private let available = DispatchSemaphore(value: 0)
+    private let idle = Mutex<[DispatchSemaphore]>([])
+    /// The nice value of the writing thread (display workers run at 5, the main thread at 0).
+    static let niceValue: Int32 = 15
+
+    init() {
+        let thread = Thread { [self] in
+            Thread.current.name = "thumbnails"
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.niceValue)
+            while true {
+                available.wait()
+                while true {  // wait for the queue to rest
+                    let quiet = state.withLock { Self.now() - $0.lastQueued }
+                    if quiet >= Self.quietPeriod { break }
+                    usleep(useconds_t((Self.quietPeriod - quiet) * 1_000_000) + 1000)
                 }
+                let job = state.withLock { state -> (@Sendable () -> Void)? in
+                    guard !state.jobs.isEmpty else { return nil }
+                    state.running = true
+                    return state.jobs.removeFirst()
+                }
+                job?()  // nil: a job that was dropped
+                let waiters = state.withLock { state -> [DispatchSemaphore] in
+                    state.running = false
+                    guard state.jobs.isEmpty else { return [] }
+                    return idle.withLock { waiting in
+                        defer { waiting = [] }; return waiting
+                    }
+                }
+                for waiter in waiters { waiter.signal() }
             }
         }
-        return Bitmap(width: crop.width, height: crop.height, isOpaque: bitmap.isOpaque, pixels: pixels)
+        thread.stackSize = 1 << 20
+        thread.start()
     }
 
-    private static func resize(_ bitmap: Bitmap, to size: (width: Int, height: Int)) -> Bitmap {
-        if bitmap.width == size.width && bitmap.height == size.height { return bitmap }
-        return Resampler.resize(bitmap, toPixelWidth: size.width, pixelHeight: size.height)
+    /// The most jobs kept waiting: past it the oldest are dropped (a reader racing through a big
+    /// folder wants the thumbnails of where they are now; the others are made next time).
+    static let capacity = 64
+
+    func enqueue(_ job: @escaping @Sendable () -> Void) {
+        state.withLock { state in
+            state.lastQueued = Self.now()
+            state.jobs.append(job)
+            if state.jobs.count > Self.capacity { state.jobs.removeFirst(state.jobs.count - Self.capacity) }
+        }
+        available.signal()
+    }
+
+    private static func now() -> TimeInterval {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return TimeInterval(time.tv_sec) + TimeInterval(time.tv_nsec) / 1e9
+    }
+
+    func dropQueued() {
+        state.withLock { $0.jobs.removeAll() }
+    }
+
+    /// Blocks until the queue is empty and no write runs.
+    func waitUntilIdle() {
+        let semaphore = DispatchSemaphore(value: 0)
+        let busy = state.withLock { state -> Bool in
+            guard state.running || !state.jobs.isEmpty else { return false }
+            idle.withLock { $0.append(semaphore) }
+            return true
+        }
+        if busy { semaphore.wait() }
     }
 }
