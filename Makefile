@@ -8,7 +8,7 @@ LOGS := .build/logs
 BIN := .build/release/rainforest
 # What the build, the tests and the headless renderer need from Debian.
 APT_PACKAGES := pkg-config libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev \
-                libjpeg62-turbo-dev libpng-dev libwebp-dev libexif-dev liblcms2-dev libssl-dev libgs-common \
+                libjpeg62-turbo-dev libpng-dev libwebp-dev libexif-dev liblcms2-dev libheif-dev libheif-examples libssl-dev libgs-common \
                 libgl1-mesa-dri libegl-mesa0 xvfb xauth xdotool imagemagick \
                 valgrind binutils
 # Options for `make run`, e.g. make run ARGS="--cards 200".

@@ -30,7 +30,8 @@ let package = Package(
             name: "CCodecs",
             linkerSettings: [
                 .linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("webp"), .linkedLibrary("webpdemux"),
-                .linkedLibrary("exif"), .linkedLibrary("lcms2"), .linkedLibrary("crypto"),
+                .linkedLibrary("heif"), .linkedLibrary("exif"), .linkedLibrary("lcms2"),
+                .linkedLibrary("crypto"),
             ]
         ),
         .target(name: "CanopyGraphics", dependencies: ["CSDL2", "CSDL2Image", "CSDL2TTF", "CCodecs"]),

@@ -471,7 +471,7 @@ final class ImageHeaderTests: XCTestCase {
         XCTAssertEqual(
             ImageError.unreadable(path: "/photos/", reason: "Is a directory").description,
             "photos: cannot read (Is a directory)")
-        XCTAssertEqual(ImageFormat.allCases.map(\.rawValue), ["png", "jpeg", "webp", "gif", "bmp"])
+        XCTAssertEqual(ImageFormat.allCases.map(\.rawValue), ["png", "jpeg", "webp", "gif", "bmp", "heif", "avif"])
     }
 
     // MARK: Robustness

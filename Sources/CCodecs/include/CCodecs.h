@@ -1,5 +1,5 @@
-// CCodecs: a small C layer over libjpeg(-turbo), libpng, libwebp, libexif and Little CMS 2 for
-// CanopyGraphics.
+// CCodecs: a small C layer over libjpeg(-turbo), libpng, libwebp, libheif, libexif and Little CMS 2
+// for CanopyGraphics.
 //
 // libjpeg and libpng report fatal errors by longjmp. Swift frames must never be jumped over, so
 // every entry point here sets its own setjmp before calling into those libraries and returns an
@@ -216,6 +216,37 @@ const uint8_t *ccodecs_webp_icc_profile(ccodecs_webp *webp, size_t *size);
 
 /// Releases the handle and its copy of the file. Accepts NULL.
 void ccodecs_webp_close(ccodecs_webp *webp);
+
+// MARK: HEIF and AVIF
+
+typedef struct ccodecs_heif ccodecs_heif;
+
+typedef struct {
+    /// The primary image's size as shown (libheif applies the file's rotation and mirroring).
+    int width;
+    int height;
+    int has_alpha;
+} ccodecs_heif_info;
+
+/// Opens a HEIF (HEIC) or AVIF file and reads its primary image's description (not its pixels).
+/// Returns NULL and fills `error` on failure.
+ccodecs_heif *ccodecs_heif_open(const char *path, ccodecs_heif_info *info, ccodecs_error *error);
+
+/// The same for a file's bytes in memory, which must outlive the handle.
+ccodecs_heif *ccodecs_heif_open_memory(const uint8_t *data, size_t size, ccodecs_heif_info *info,
+                                       ccodecs_error *error);
+
+/// Decodes the primary image whole (libheif cannot decode part of it, nor stop midway) as
+/// straight RGBA, turned and mirrored as the file says, and returns its pixels (valid until the
+/// handle is closed; they may be changed in place), rows `*stride` bytes apart. Returns NULL and
+/// fills `error` on failure.
+uint8_t *ccodecs_heif_decode(ccodecs_heif *heif, size_t *stride, ccodecs_error *error);
+
+/// The primary image's ICC profile, or NULL. Valid until the handle is closed.
+const uint8_t *ccodecs_heif_icc_profile(ccodecs_heif *heif, size_t *size);
+
+/// Releases the handle. Accepts NULL.
+void ccodecs_heif_close(ccodecs_heif *heif);
 
 // MARK: Checks for the formats SDL_image decodes
 

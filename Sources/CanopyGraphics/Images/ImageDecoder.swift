@@ -11,7 +11,8 @@ import Synchronization
 ///
 /// Formats: JPEG (baseline, progressive, grey, CMYK/YCCK) through libjpeg-turbo; PNG (every
 /// colour type and bit depth, tRNS, interlaced) through libpng; WebP (lossy, lossless, alpha;
-/// not animated) through libwebp; GIF (the first frame) and BMP through SDL_image.
+/// not animated) through libwebp; HEIF (HEIC) and AVIF through libheif (whole images, turned as
+/// the file says); GIF (the first frame) and BMP through SDL_image.
 ///
 /// Threads: any thread may decode, concurrently, once `GraphicsLibrary.initialize()` has run on
 /// the main thread. Every call makes its own libjpeg/libpng/libwebp handle (through the CCodecs C
@@ -185,6 +186,9 @@ public enum ImageDecoder {
         case .jpeg: stored = try decodeJPEG(path: path, target: storedTarget, crop: storedCrop, cancel: cancellation)
         case .png: stored = try decodePNG(path: path, target: storedTarget, crop: storedCrop, cancel: cancellation)
         case .webp: stored = try decodeWebP(path: path, target: storedTarget, crop: storedCrop, cancel: cancellation)
+        case .heif, .avif:
+            stored = try decodeHEIF(path: path, format: header.format, target: storedTarget, crop: storedCrop)
+            try cancellation?.check()  // libheif cannot be stopped inside
         case .gif, .bmp:
             stored = try decodeWithSDL(path: path, header: header, target: storedTarget, crop: storedCrop)
             try cancellation?.check()  // SDL_image cannot be stopped inside; they are at most 64 MP
@@ -369,6 +373,42 @@ public enum ImageDecoder {
             else {
                 throw failure(error, path: path, format: .webp, width: width, height: height)
             }
+        }
+        return ColorProfiles.convert(bitmap, with: transform)
+    }
+
+    // MARK: HEIF and AVIF (libheif)
+
+    private static func decodeHEIF(
+        path: String, format: ImageFormat, target: CGSize?, crop: Crop?
+    ) throws(ImageError) -> Bitmap {
+        var error = ccodecs_error()
+        var info = ccodecs_heif_info()
+        guard let heif = ccodecs_heif_open(path, &info, &error) else { throw failure(error, path: path, format: format) }
+        defer { ccodecs_heif_close(heif) }
+        let width = Int(info.width), height = Int(info.height)
+        // libheif decodes the whole image (its tiles, for a phone's grid image) into memory.
+        try checkWholeImage(path: path, width: width, height: height)
+        var profileSize = 0
+        let profile = ccodecs_heif_icc_profile(heif, &profileSize)
+        let transform = ColorProfiles.transform(profile: profile, size: profileSize, opaque: info.has_alpha == 0)
+        let crop = try resolve(crop, path: path, width: width, height: height)
+        let size = fittedPixelSize(width: crop.width, height: crop.height, fitting: target)
+        try checkOutput(path: path, size: size)
+        var stride = 0
+        guard let pixels = ccodecs_heif_decode(heif, &stride, &error) else {
+            throw failure(error, path: path, format: format, width: width, height: height)
+        }
+        if info.has_alpha != 0 {
+            for y in 0..<height { ccodecs_premultiply(pixels + y * stride, width) }
+        }
+        let bitmap: Bitmap
+        if size == (width, height) {
+            bitmap = try makeBitmap(width: width, height: height) { (output, outStride) throws(ImageError) in
+                for y in 0..<height { (output + y * outStride).update(from: pixels + y * stride, count: width * 4) }
+            }
+        } else {
+            bitmap = downscale(pixels, stride: stride, crop: crop, to: size)
         }
         return ColorProfiles.convert(bitmap, with: transform)
     }

@@ -104,6 +104,9 @@ private struct HeaderBytes {
         try load(at: 0, count: Self.initialRead, seeking: false)
     }
 
+    /// All the data, when it is in memory rather than in a file.
+    var memory: [UInt8]? { descriptor < 0 ? window : nil }
+
     /// The byte at `offset`, or nil past the end of the data.
     mutating func byte(at offset: Int) throws(ImageError) -> UInt8? {
         let index = offset &- base
@@ -174,6 +177,11 @@ private struct HeaderParser {
     private static let gif87a: [UInt8] = Array("GIF87a".utf8)
     private static let gif89a: [UInt8] = Array("GIF89a".utf8)
     private static let bmpSignature: [UInt8] = Array("BM".utf8)
+    private static let ftyp: [UInt8] = Array("ftyp".utf8)
+    /// The ISO base media file brands of still HEIF images (HEVC, and the generic image brands) and
+    /// of AVIF.
+    private static let heifBrands: Set<String> = ["heic", "heix", "hevc", "hevx", "heim", "heis", "mif1", "msf1"]
+    private static let avifBrands: Set<String> = ["avif", "avis"]
 
     mutating func parse() throws(ImageError) -> ImageHeader {
         if try matches(Self.pngSignature, at: 0) { return try parsePNG() }
@@ -182,6 +190,7 @@ private struct HeaderParser {
         if try matches(Self.gif87a, at: 0) { return try parseGIF() }
         if try matches(Self.gif89a, at: 0) { return try parseGIF() }
         if try matches(Self.bmpSignature, at: 0) { return try parseBMP() }
+        if try matches(Self.ftyp, at: 4), let format = try isobmffFormat() { return try parseHEIF(format: format) }
         throw .notAnImage(path: path)
     }
 
@@ -324,6 +333,46 @@ private struct HeaderParser {
             offset += 8 + size + (size & 1)  // chunks are padded to even sizes
         }
         return .up
+    }
+
+    /// An ISO base media file (its `ftyp` box at 4): AVIF when a brand says so, HEIF for the
+    /// still-image brands, nil for others (a video, say).
+    private mutating func isobmffFormat() throws(ImageError) -> ImageFormat? {
+        guard let size = try? bigEndian(at: 0, count: 4, format: .heif), size >= 16, size <= 4096 else { return nil }
+        var brands: [String] = []
+        var offset = 8  // the major brand, then (after the minor version) the compatible brands
+        while offset + 4 <= size {
+            brands.append(try chunkName(at: offset, format: .heif))
+            offset += offset == 8 ? 8 : 4
+        }
+        if brands.contains(where: Self.avifBrands.contains) { return .avif }
+        if brands.contains(where: Self.heifBrands.contains) { return .heif }
+        return nil
+    }
+
+    /// HEIF and AVIF: the primary image's size as shown, read by libheif from the file's boxes
+    /// (the item properties and their rotation and mirroring), without decoding it.
+    private mutating func parseHEIF(format: ImageFormat) throws(ImageError) -> ImageHeader {
+        var error = ccodecs_error()
+        var info = ccodecs_heif_info()
+        let heif: OpaquePointer?
+        if let memory = bytes.memory {
+            heif = memory.withUnsafeBufferPointer { ccodecs_heif_open_memory($0.baseAddress, $0.count, &info, &error) }
+        } else {
+            heif = ccodecs_heif_open(path, &info, &error)
+        }
+        guard let heif else {
+            let message = withUnsafeBytes(of: error.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            switch UInt32(bitPattern: error.status) {
+            case CCODECS_TRUNCATED.rawValue: throw .truncated(path: path, format: format)
+            case CCODECS_UNSUPPORTED.rawValue: throw .unsupported(path: path, reason: message)
+            case CCODECS_FILE_MISSING.rawValue: throw .fileMissing(path: path)
+            case CCODECS_UNREADABLE.rawValue: throw .unreadable(path: path, reason: message)
+            default: throw .unsupported(path: path, reason: "\(format.displayName): \(message)")
+            }
+        }
+        ccodecs_heif_close(heif)
+        return try finish(width: Int(info.width), height: Int(info.height), format: format)
     }
 
     /// GIF: the logical screen size, little-endian 16-bit, after the 6-byte signature.
