@@ -30,10 +30,12 @@ public final class FontRegistry: Sendable {
     public static let shared = FontRegistry()
 
     private struct FaceKey: Hashable { var family: String; var weight: FontWeight; var italic: Bool }
-    private struct HandleKey: Hashable { var path: String; var pixelSize: Int }
+    /// A font file and the face in it (collections, .ttc, hold several).
+    struct FaceFile: Hashable { var path: String; var index: Int }
+    private struct HandleKey: Hashable { var file: FaceFile; var pixelSize: Int }
 
     private struct Faces {
-        var paths: [FaceKey: String] = [:]
+        var paths: [FaceKey: FaceFile] = [:]
         /// The family chosen as the default, if the app chose one.
         var defaultFamily: String?
         /// The first family registered: the default until the app chooses one.
@@ -52,9 +54,24 @@ public final class FontRegistry: Sendable {
     /// Registers a font file for a family, weight and slant.
     public func register(path: String, family: String, weight: FontWeight, italic: Bool = false) {
         faces.withLock {
-            $0.paths[FaceKey(family: family, weight: weight, italic: italic)] = path
+            $0.paths[FaceKey(family: family, weight: weight, italic: italic)] = FaceFile(path: path, index: 0)
             if $0.firstFamily == nil { $0.firstFamily = family }
         }
+    }
+
+    /// The font that draws `scalar` in place of `font` when `font` lacks it: the system's face
+    /// for it (`FontFallback`, through fontconfig), registered here as a family of its own
+    /// ("Noto Sans CJK JP (fallback)"), at `font`'s size, weight and slant. Nil when no installed
+    /// font has the character (it then shows as `font`'s missing-glyph box). Any thread.
+    func fallbackFont(for scalar: UInt32, like font: Font) -> Font? {
+        guard let face = FontFallback.face(for: scalar, weight: font.weight, italic: font.italic) else { return nil }
+        let family = "\(face.family) (fallback \(face.path.hashValue & 0xFFFF)/\(face.index))"
+        faces.withLock {
+            // Every weight and slant resolves to the face fontconfig chose for this one.
+            let key = FaceKey(family: family, weight: font.weight, italic: font.italic)
+            if $0.paths[key] == nil { $0.paths[key] = FaceFile(path: face.path, index: face.index) }
+        }
+        return Font(family: family, size: font.size, weight: font.weight, italic: font.italic)
     }
 
     /// The family of `Font.defaultFamily` (and so of `TextLayout.defaultFont`, the text that names
@@ -95,8 +112,8 @@ public final class FontRegistry: Sendable {
 
     /// The file of the registered face nearest to `font`: same slant first, then the
     /// closest weight (heavier on ties, as CSS resolves bold).
-    func path(for font: Font) throws(FontError) -> String {
-        let resolved = faces.withLock { faces -> (family: String?, candidates: [FaceKey: String]) in
+    func path(for font: Font) throws(FontError) -> FaceFile {
+        let resolved = faces.withLock { faces -> (family: String?, candidates: [FaceKey: FaceFile]) in
             let family = font.family == Font.defaultFamily ? faces.defaultFamily ?? faces.firstFamily : font.family
             return (family, faces.paths.filter { $0.key.family == family })
         }
@@ -116,16 +133,16 @@ public final class FontRegistry: Sendable {
 
     /// The open handle for a face at a pixel size, opening it (under the global lock) on first use.
     func handle(for font: Font, scale: CGFloat) throws(FontError) -> FontHandle {
-        let path = try path(for: font)
+        let file = try path(for: font)
         let requested = font.size * scale
         let pixelSize = requested.isFinite ? min(Self.maximumPixelSize, max(1, Int(requested.rounded()))) : 16
-        let key = HandleKey(path: path, pixelSize: pixelSize)
+        let key = HandleKey(file: file, pixelSize: pixelSize)
         return try Self.openFonts.withLock { (table: inout [HandleKey: FontHandle]) throws(FontError) -> FontHandle in
             if let open = table[key] { return open }
-            guard let ttf = TTF_OpenFont(path, Int32(pixelSize)) else {
-                throw FontError.cannotOpen(path: path, reason: String(cString: SDL_GetError()))
+            guard let ttf = TTF_OpenFontIndex(file.path, Int32(pixelSize), file.index) else {
+                throw FontError.cannotOpen(path: file.path, reason: String(cString: SDL_GetError()))
             }
-            let handle = FontHandle(font: ttf)
+            let handle = FontHandle(font: ttf, pixelSize: pixelSize)
             table[key] = handle
             return handle
         }
@@ -214,13 +231,24 @@ final class FontHandle: Sendable {
     let descent: Int
     let height: Int
     let lineSkip: Int
+    /// For a font of fixed-size bitmaps (a colour emoji font's single strike, 109 pixels high,
+    /// whatever size is asked): the factor its glyphs are shrunk by to the size asked for; 1 for
+    /// scalable fonts. Widths, advances and metrics are reported shrunk, and renders shrunk.
+    let bitmapScale: CGFloat
 
     /// Called under the registry's global open lock, before any other thread can see `font`.
-    init(font: OpaquePointer) {
-        ascent = Int(TTF_FontAscent(font))
-        descent = Int(-TTF_FontDescent(font))
-        height = Int(TTF_FontHeight(font))
-        lineSkip = Int(TTF_FontLineSkip(font))
+    init(font: OpaquePointer, pixelSize: Int = 0) {
+        let fontHeight = Int(TTF_FontHeight(font))
+        // FreeType picks the nearest strike of a bitmap font; a line far taller than the size
+        // asked for is one: shrink it to a line of about 1.2 times that size.
+        let shrink: CGFloat =
+            pixelSize > 0 && fontHeight > pixelSize * 2 ? CGFloat(pixelSize) * 1.2 / CGFloat(fontHeight) : 1
+        func scaled(_ value: Int32) -> Int { Int((CGFloat(value) * shrink).rounded()) }
+        bitmapScale = shrink
+        ascent = scaled(TTF_FontAscent(font))
+        descent = scaled(-TTF_FontDescent(font))
+        height = scaled(TTF_FontHeight(font))
+        lineSkip = scaled(TTF_FontLineSkip(font))
         state = Mutex(State(pointer: Pointer(raw: font), advances: []))
     }
 
@@ -244,6 +272,7 @@ final class FontHandle: Sendable {
                     }
                     var advance: Int32 = 0
                     if TTF_GlyphMetrics32(ttf, scalar, nil, nil, nil, nil, &advance) != 0 { advance = 0 }
+                    if bitmapScale != 1 { advance = Int32((CGFloat(advance) * bitmapScale).rounded()) }
                     if scalar < UInt32(FontHandle.advanceTableSize) {
                         table[Int(scalar)] = Int16(clamping: advance)
                     }
@@ -272,13 +301,18 @@ final class FontHandle: Sendable {
         }
     }
 
+    /// Whether the font has a glyph of its own for `scalar` (not its missing-glyph box).
+    func provides(_ scalar: UInt32) -> Bool {
+        withFont { TTF_GlyphIsProvided32($0, scalar) != 0 }
+    }
+
     /// The width in pixels of the bitmap `renderMask` makes of `text` (nul-terminated UTF-8):
     /// the shaped glyphs' advances and ink, as TTF_SizeUTF8 reports it.
     func width(ofCString text: UnsafePointer<CChar>, direction: ShapingDirection) -> Int {
         withShaping(direction) { ttf in
             var w: Int32 = 0, h: Int32 = 0
             if TTF_SizeUTF8(ttf, text, &w, &h) != 0 { return 0 }
-            return Int(w)
+            return bitmapScale == 1 ? Int(w) : Int((CGFloat(w) * bitmapScale).rounded())
         }
     }
 
@@ -302,6 +336,9 @@ final class FontHandle: Sendable {
             let w = Int(surface.pointee.w), h = Int(surface.pointee.h), pitch = Int(surface.pointee.pitch)
             guard w > 0, h > 0, let base = surface.pointee.pixels else { return nil }
             var pixels = [UInt8](repeating: 0, count: w * h * 4)
+            // A colour glyph (FreeType's colour bitmaps or layers) comes out in its own colours
+            // though drawn white: keep them, premultiplied, beside the coverage mask.
+            var colors: [UInt8]?
             pixels.withUnsafeMutableBytes { out in
                 let dst = out.baseAddress!.assumingMemoryBound(to: UInt32.self)
                 for y in 0..<h {
@@ -309,7 +346,11 @@ final class FontHandle: Sendable {
                     let row = dst + y * w
                     for x in 0..<w {
                         // ARGB8888: alpha is the top byte; white premultiplied is (a, a, a, a).
-                        row[x] = (src[x] >> 24) &* 0x0101_0101
+                        let value = src[x]
+                        row[x] = (value >> 24) &* 0x0101_0101
+                        if colors == nil, value >> 24 != 0, value & 0x00FF_FFFF != 0x00FF_FFFF {
+                            colors = Self.premultipliedRGBA(base: base, pitch: pitch, width: w, height: h)
+                        }
                     }
                 }
             }
@@ -327,8 +368,29 @@ final class FontHandle: Sendable {
                 }
                 baseline = ascent + (top + bottom == h ? top : max(0, h - bottom))
             }
-            return RenderedMask(bitmap: Bitmap(width: w, height: h, scale: scale, pixels: pixels), baseline: baseline)
+            var mask = RenderedMask(
+                bitmap: Bitmap(width: w, height: h, scale: scale, pixels: pixels), baseline: baseline,
+                colors: colors.map { Bitmap(width: w, height: h, scale: scale, pixels: $0) })
+            if bitmapScale != 1 { mask = mask.shrunk(by: bitmapScale) }
+            return mask
         }
+    }
+
+    /// An ARGB8888 surface's pixels as premultiplied RGBA.
+    private static func premultipliedRGBA(base: UnsafeMutableRawPointer, pitch: Int, width: Int, height: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: width * height * 4)
+        for y in 0..<height {
+            let src = (base + y * pitch).assumingMemoryBound(to: UInt32.self)
+            for x in 0..<width {
+                let v = src[x], a = v >> 24
+                let i = (y * width + x) * 4
+                out[i] = UInt8((((v >> 16) & 0xFF) * a + 127) / 255)
+                out[i + 1] = UInt8((((v >> 8) & 0xFF) * a + 127) / 255)
+                out[i + 2] = UInt8(((v & 0xFF) * a + 127) / 255)
+                out[i + 3] = UInt8(a)
+            }
+        }
+        return out
     }
 }
 
@@ -349,6 +411,20 @@ struct RenderedMask: Sendable {
     var bitmap: Bitmap
     /// Pixels from the top of `bitmap` to the baseline.
     var baseline: Int
+    /// The glyphs' own colours (premultiplied), for colour glyphs (emoji); nil for plain ones,
+    /// drawn in the text's colour through `bitmap`.
+    var colors: Bitmap? = nil
+
+    /// Both bitmaps shrunk by `factor` (0 < factor < 1), area-averaged, and the baseline with them.
+    func shrunk(by factor: CGFloat) -> RenderedMask {
+        let width = max(1, Int((CGFloat(bitmap.width) * factor).rounded()))
+        let height = max(1, Int((CGFloat(bitmap.height) * factor).rounded()))
+        func shrink(_ image: Bitmap) -> Bitmap {
+            Resampler.resize(image, toPixelWidth: width, pixelHeight: height).withScale(image.scale)
+        }
+        return RenderedMask(
+            bitmap: shrink(bitmap), baseline: Int((CGFloat(baseline) * factor).rounded()), colors: colors.map(shrink))
+    }
 }
 
 /// The box of one glyph at a size, in points (y up from the baseline), as SDL_ttf reports it.

@@ -17,6 +17,8 @@ extension TextLayout {
             var y: Int  // pixels from the layout's top
             var color: Color
             var shadow: TextShadow?
+            /// Colour glyphs' own pixels, drawn instead of the mask filled with `color`.
+            var colors: Bitmap? = nil
         }
         var placed: [Placed] = []
         for line in lines {
@@ -28,7 +30,7 @@ extension TextLayout {
                     placed.append(
                         Placed(
                             mask: mask.bitmap, x: segment.pixelX, y: segment.pixelBaseline - mask.baseline,
-                            color: segment.color, shadow: segment.shadow))
+                            color: segment.color, shadow: segment.shadow, colors: mask.colors))
                 } else {
                     for piece in segment.pieces {
                         guard let mask = segment.handle.renderMask(piece.text, direction: segment.direction, scale: scale) else {
@@ -38,7 +40,7 @@ extension TextLayout {
                             Placed(
                                 mask: mask.bitmap, x: segment.pixelX + piece.x,
                                 y: segment.pixelBaseline - mask.baseline,
-                                color: segment.color, shadow: segment.shadow))
+                                color: segment.color, shadow: segment.shadow, colors: mask.colors))
                     }
                 }
             }
@@ -59,7 +61,11 @@ extension TextLayout {
             let rect = CGRect(
                 x: origin.x + CGFloat(item.x) / scale, y: origin.y + CGFloat(item.y) / scale,
                 width: CGFloat(item.mask.width) / scale, height: CGFloat(item.mask.height) / scale)
-            context.fill(mask: item.mask, in: rect, with: item.color)
+            if let colors = item.colors {
+                context.draw(colors, in: rect, contentMode: .scaleToFill)
+            } else {
+                context.fill(mask: item.mask, in: rect, with: item.color)
+            }
         }
     }
 

@@ -47,6 +47,10 @@ public struct TextLayout: Sendable {
     public let size: CGSize
     /// True when text was left out because it needed more than `maximumNumberOfLines` lines.
     public let isTruncated: Bool
+    /// The characters that show as a missing-glyph box: neither the text's fonts nor any font
+    /// installed on the machine (`FontFallback`, through fontconfig) has them. In order of first
+    /// appearance; empty when everything is drawn.
+    public let missingGlyphs: [Unicode.Scalar]
 
     /// The registry the layout measured with; drawing renders with the same fonts.
     let fonts: FontRegistry
@@ -143,6 +147,7 @@ public struct TextLayout: Sendable {
         self.lines = result.lines
         self.size = result.size
         self.isTruncated = result.isTruncated
+        self.missingGlyphs = result.missingGlyphs
         self.fonts = fonts
         self.identifier = TextLayout.identifiers.add(1, ordering: .relaxed).newValue
     }

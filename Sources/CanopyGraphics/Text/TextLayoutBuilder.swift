@@ -26,6 +26,7 @@ final class TextLayoutBuilder {
         var lines: [TextLayout.Line]
         var size: CGSize
         var isTruncated: Bool
+        var missingGlyphs: [Unicode.Scalar] = []
     }
 
     private struct Flags: OptionSet {
@@ -58,6 +59,10 @@ final class TextLayoutBuilder {
     }
 
     private struct MemoKey: Hashable { var parts: [Range<Int>]; var style: Int; var rtl: Bool }
+    private struct FallbackKey: Hashable { var style: Int; var scalar: UInt32 }
+    private var fallbackMemo: [FallbackKey: Int] = [:]
+    /// Characters no font in use or installed has: they show as the missing-glyph box.
+    private var missing: [Unicode.Scalar] = []
 
     private let string: AttributedString
     private let scale: CGFloat
@@ -139,6 +144,7 @@ final class TextLayoutBuilder {
         var byteOffset = 0
         var run = 0
         let firstNew = charStyle.count
+        var lastFallback: (base: Int, style: Int)?
         for character in plain {
             while run + 1 < runEnds.count && byteOffset >= runEnds[run].end { run += 1 }
             let utf8 = character.utf8
@@ -174,7 +180,22 @@ final class TextLayoutBuilder {
             }
             byteOffset += utf8.count
             charStart.append(bytes.count)
-            charStyle.append(runEnds.isEmpty ? 0 : runEnds[run].style)
+            let base = runEnds.isEmpty ? 0 : runEnds[run].style
+            var styleIndex = base
+            let scalar = character.unicodeScalars.first!.value
+            if utf8.count > 1, !flags.contains(.newline), !flags.contains(.space) {
+                styleIndex = try fallbackStyle(base, for: scalar)
+            }
+            if styleIndex != base {
+                lastFallback = (base, styleIndex)
+            } else if flags.contains(.leftToRight) || flags.contains(.rightToLeft) || flags.contains(.newline) {
+                lastFallback = nil  // a letter of the text's own font: back to it
+            } else if let last = lastFallback, last.base == base, styles[last.style].handle.provides(scalar) {
+                // Spaces, digits and punctuation between characters of a fallback font stay in
+                // it, so that a Hebrew or CJK phrase is one run, shaped and placed as one.
+                styleIndex = last.style
+            }
+            charStyle.append(styleIndex)
             charFlags.append(flags)
             charScript.append(script)
             clusterWidths.append(-1)
@@ -195,6 +216,27 @@ final class TextLayoutBuilder {
             }
             i = j
         }
+    }
+
+    /// The style to draw `scalar` in where `index`'s font lacks it: the same style in the system
+    /// font fontconfig finds for it (`FontRegistry.fallbackFont`), or `index` itself when its
+    /// font has the character or no installed font does (the missing-glyph box then shows).
+    private func fallbackStyle(_ index: Int, for scalar: UInt32) throws(FontError) -> Int {
+        let key = FallbackKey(style: index, scalar: scalar)
+        if let known = fallbackMemo[key] { return known }
+        var result = index
+        let style = styles[index]
+        if !style.handle.provides(scalar) {
+            if let font = fonts.fallbackFont(for: scalar, like: style.key.font) {
+                var fallback = style.key
+                fallback.font = font
+                result = try self.style(for: fallback)
+            } else if let missingScalar = Unicode.Scalar(scalar), !missing.contains(missingScalar) {
+                missing.append(missingScalar)
+            }
+        }
+        fallbackMemo[key] = result
+        return result
     }
 
     /// The first code point of the UTF-8 sequence at `offset`.
@@ -424,7 +466,7 @@ final class TextLayoutBuilder {
     }
 
     func build() throws(FontError) -> Output {
-        guard mainCount > 0 else { return Output(lines: [], size: .zero, isTruncated: false) }
+        guard mainCount > 0 else { return Output(lines: [], size: .zero, isTruncated: false, missingGlyphs: missing) }
         var drafts: [LineDraft] = []
         var lastContent = -1
         for i in 0..<mainCount where !charFlags[i].contains(.space) && !charFlags[i].contains(.newline) { lastContent = i }
@@ -639,7 +681,7 @@ final class TextLayoutBuilder {
         }
         return Output(
             lines: lines, size: CGSize(width: CGFloat(widest) / scale, height: CGFloat(y) / scale),
-            isTruncated: isTruncated)
+            isTruncated: isTruncated, missingGlyphs: missing)
     }
 
     private func segment(_ draft: Draft, text: String, x: Int, baseline: Int) -> TextLayout.Segment {
