@@ -2,6 +2,7 @@
 // (dav1d, libaom) decoders. libheif reports errors by value, never by longjmp.
 #include "internal.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,10 +40,12 @@ static void report(struct heif_error failure, ccodecs_error *error) {
     ccodecs_set_error(error, status, "%s", failure.message != NULL ? failure.message : "libheif failed");
 }
 
-/// libheif's plugins are loaded once for the process.
+static void load_plugins(void) { heif_init(NULL); }
+
+/// libheif's plugins are loaded once for the process, before any thread uses it.
 static void initialize(void) {
-    static int done;
-    if (!__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL)) heif_init(NULL);
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, load_plugins);
 }
 
 static ccodecs_heif *open_context(struct heif_context *context, struct heif_error failure,
@@ -122,6 +125,15 @@ uint8_t *ccodecs_heif_decode(ccodecs_heif *heif, size_t *stride, ccodecs_error *
     uint8_t *plane = heif_image_get_plane(heif->image, heif_channel_interleaved, &bytes_per_line);
     if (plane == NULL || bytes_per_line <= 0) {
         ccodecs_set_error(error, CCODECS_CORRUPT, "libheif gave no RGBA plane");
+        return NULL;
+    }
+    // The decoded image must be the size its description gave (what the caller reads).
+    int width = heif_image_get_width(heif->image, heif_channel_interleaved);
+    int height = heif_image_get_height(heif->image, heif_channel_interleaved);
+    if (width != heif_image_handle_get_width(heif->handle) || height != heif_image_handle_get_height(heif->handle) ||
+        (size_t)bytes_per_line < (size_t)width * 4) {
+        ccodecs_set_error(error, CCODECS_CORRUPT, "the decoded image is %d x %d, not the size the file gives", width,
+                          height);
         return NULL;
     }
     *stride = (size_t)bytes_per_line;

@@ -2,6 +2,8 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -249,8 +251,11 @@ static void on_write_error(png_structp png, png_const_charp message) {
 
 int ccodecs_png_write(const char *path, const uint8_t *pixels, int width, int height, size_t stride,
                       const char *const *keys, const char *const *values, int count, ccodecs_error *error) {
-    FILE *file = fopen(path, "wb");
+    // A new file, the user's alone from the start (a thumbnail says which files they have).
+    int descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    FILE *file = descriptor >= 0 ? fdopen(descriptor, "wb") : NULL;
     if (file == NULL) {
+        if (descriptor >= 0) close(descriptor);
         ccodecs_set_error(error, CCODECS_UNREADABLE, "%s", strerror(errno));
         return -1;
     }

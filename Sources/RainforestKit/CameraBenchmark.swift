@@ -51,14 +51,23 @@ enum CameraFolder {
             let exif = exifSegment()
             var error = ccodecs_error()
             let path = folder.appendingPathComponent(name(index)).path
+            // Written beside, then renamed: an interrupted run leaves no half photo to be kept.
+            let partial = folder.appendingPathComponent(".\(name(index)).partial").path
             let status = pixels.withUnsafeBufferPointer { p in
                 exif.withUnsafeBufferPointer { e in
                     ccodecs_jpeg_write(
-                        path, p.baseAddress, Int32(width), Int32(height), width * 4, quality, e.baseAddress, e.count,
+                        partial, p.baseAddress, Int32(width), Int32(height), width * 4, quality, e.baseAddress, e.count,
                         &error)
                 }
             }
+            if status == 0, rename(partial, path) != 0 {
+                let reason = String(cString: strerror(errno))
+                unlink(partial)
+                failure.withLock { $0 = "\(path): cannot rename (\(reason))" }
+                return
+            }
             if status != 0 {
+                unlink(partial)
                 let message = withUnsafeBytes(of: error.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
                 failure.withLock { $0 = "\(path): \(message)" }
             }

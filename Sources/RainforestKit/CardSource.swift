@@ -176,7 +176,10 @@ final class CardSource: CollectionDataSource, CollectionDelegate {
         }
         let ready = provider.load(upTo: state.withLock { $0.loaded } + pageSize)
         DisplayScheduler.shared.runLoop?.perform { [self] in
-            guard !context.batchFetchingWasCancelled, state.withLock({ $0.fetches }) == number else { return }
+            // A source replaced meanwhile (files dropped on the window) keeps out of the new one's way.
+            guard !context.batchFetchingWasCancelled, state.withLock({ $0.fetches }) == number,
+                collectionNode.dataSource === self
+            else { return }
             let start = loadedCount
             if ready > start {
                 state.withLock { $0.loaded = ready }

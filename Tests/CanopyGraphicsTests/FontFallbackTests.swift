@@ -66,6 +66,9 @@ final class FontFallbackTests: XCTestCase {
         XCTAssertGreaterThan(draw(emoji).colored, 50, "the leopard is not in colour")
         XCTAssertLessThan(emoji.size.height, 24 * 1.6)
         XCTAssertLessThan(emoji.size.width, 24 * 1.6)
+        // The space after it is the text's own, not the emoji font's (as wide as an emoji).
+        let spaced = try layout("🐆 b").size.width - emoji.size.width - (try layout("b").size.width)
+        XCTAssertEqual(spaced, try layout("a b").size.width - (try layout("ab").size.width), accuracy: 2)
     }
 
     func testWithoutFallbackTheNamesStillLayOutWithBoxes() throws {

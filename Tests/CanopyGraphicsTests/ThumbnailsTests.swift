@@ -55,7 +55,7 @@ final class ThumbnailsTests: XCTestCase {
         XCTAssertEqual(Thumbnails.uri(forPath: path), uri)
         XCTAssertEqual(Thumbnails.fileName(forURI: uri), try md5(uri) + ".png")
         XCTAssertEqual(
-            store.path(forFile: path, size: .large),
+            store.path(forFile: path, size: .large)!,
             scratch.appendingPathComponent("thumbnails/large/\(try md5(uri)).png").path)
     }
 
@@ -66,10 +66,10 @@ final class ThumbnailsTests: XCTestCase {
         XCTAssertEqual([first.width, first.height], [300, 225])
         Thumbnails.waitForWrites()
         // 300 x 225 needs the 512 box (x-large: 512 x 384); the 256 one would be too small.
-        let written = store.path(forFile: path, size: .xLarge)
+        let written = store.path(forFile: path, size: .xLarge)!
         let header = try ImageHeader.read(contentsOf: written)
         XCTAssertEqual([header.width, header.height], [512, 384])
-        XCTAssertFalse(FileManager.default.fileExists(atPath: store.path(forFile: path, size: .large)))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store.path(forFile: path, size: .large)!))
         let mtime = try XCTUnwrap(Thumbnails.modificationTime(ofFile: path))
         XCTAssertTrue(Thumbnails.isValid(thumbnailPath: written, forFile: path, modificationTime: mtime))
         let attributes = try FileManager.default.attributesOfItem(atPath: written)
@@ -118,7 +118,7 @@ final class ThumbnailsTests: XCTestCase {
         XCTAssertEqual([p.r, p.g, p.b], [0, 0, 255], "the other program's blue thumbnail")
         // A larger one of its own is only needed for a larger target.
         Thumbnails.waitForWrites()
-        XCTAssertFalse(FileManager.default.fileExists(atPath: store.path(forFile: path, size: .xLarge)))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store.path(forFile: path, size: .xLarge)!))
     }
 
     func testAFileThatCannotBeThumbnailedIsRecordedAsAFailure() throws {
@@ -129,7 +129,7 @@ final class ThumbnailsTests: XCTestCase {
         XCTAssertThrowsError(try store.decode(contentsOf: path, fitting: CGSize(width: 300, height: 225), cropping: nil))
         Thumbnails.waitForWrites()
         XCTAssertTrue(store.hasFailure(forFile: path))
-        XCTAssertTrue(store.failurePath(forFile: path).contains("/thumbnails/fail/canopy-tests/"))
+        XCTAssertTrue(store.failurePath(forFile: path)!.contains("/thumbnails/fail/canopy-tests/"))
         // Still an error, from the file itself, the next time.
         XCTAssertThrowsError(try store.decode(contentsOf: path, fitting: CGSize(width: 300, height: 225), cropping: nil))
     }
@@ -141,13 +141,15 @@ final class ThumbnailsTests: XCTestCase {
         Thumbnails.waitForWrites()
         // The 256 box would do, but the image (400 px) is hardly bigger than the 512 one: only
         // boxes smaller than the image make thumbnails, and none covers 200 x 150 below 400 but 256.
-        let made = Thumbnails.Size.allCases.filter { FileManager.default.fileExists(atPath: store.path(forFile: path, size: $0)) }
+        let made = Thumbnails.Size.allCases.filter {
+            FileManager.default.fileExists(atPath: store.path(forFile: path, size: $0)!)
+        }
         XCTAssertEqual(made, [.large])
         // Smaller than every box: decoded as it is, nothing written.
         let tiny = try photo("tiny.jpg", size: "120x90")
         _ = try store.decode(contentsOf: tiny, fitting: CGSize(width: 60, height: 45), cropping: nil)
         Thumbnails.waitForWrites()
         XCTAssertFalse(
-            Thumbnails.Size.allCases.contains { FileManager.default.fileExists(atPath: store.path(forFile: tiny, size: $0)) })
+            Thumbnails.Size.allCases.contains { FileManager.default.fileExists(atPath: store.path(forFile: tiny, size: $0)!) })
     }
 }

@@ -291,7 +291,7 @@ final class DisplayNodeDisplayTests: XCTestCase {
             let layers = longs.map(\.layer) + [card.layer]
             let ordinaryLayer = ordinary.layer
             TestLoop.turn(loop) { ordinaryLayer.contents != nil }
-            XCTAssertEqual(ordinary.log.all.first?.thread?.hasPrefix("display."), true)
+            XCTAssertEqual(ordinary.log.all.first?.onMain, false)
             XCTAssertNotEqual(ordinary.log.all.first?.thread, "display.long.0", "an ordinary display runs in the pool")
             XCTAssertEqual(started.wait(timeout: HangGuard.deadline), .success)
             XCTAssertEqual(longs.map { $0.log.began.load(ordering: .relaxed) }.reduce(0, +), 1, "one long display at a time")

@@ -172,7 +172,7 @@ const uint8_t *ccodecs_png_icc_profile(ccodecs_png *png, size_t *size);
 int ccodecs_png_find_text(const char *path, const char *key, char *value, size_t capacity);
 
 /// Writes `width` x `height` straight (not premultiplied) RGBA pixels, rows `stride` bytes apart,
-/// as an 8-bit RGBA PNG at `path` (created or replaced), with `count` uncompressed text chunks
+/// as an 8-bit RGBA PNG at `path` (a new file, mode 0600: it must not exist), with `count` uncompressed text chunks
 /// (`keys[i]` = `values[i]`, Latin-1) before the image data. Returns 0, or -1 and fills `error`
 /// (the file may then be partly written).
 int ccodecs_png_write(const char *path, const uint8_t *pixels, int width, int height, size_t stride,

@@ -272,7 +272,8 @@ public enum ImageDecoder {
             path: path, format: .jpeg, sourceWidth: Int(info.output_width), sourceHeight: Int(info.output_height),
             crop: outputCrop, size: size, cancel: cancel
         ) { (rows, stride, count) throws(ImageError) -> Int in
-            let got = ccodecs_jpeg_read_rows(jpeg, rows, stride, Int32(count), &error)
+            // The CMYK transform, which the C side holds only as a pointer, lives while rows are read.
+            let got = withExtendedLifetime(transform) { ccodecs_jpeg_read_rows(jpeg, rows, stride, Int32(count), &error) }
             if got < 0 { throw failure(error, path: path, format: .jpeg, width: width, height: height) }
             return Int(got)
         }

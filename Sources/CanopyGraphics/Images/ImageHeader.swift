@@ -355,13 +355,20 @@ private struct HeaderParser {
     private mutating func parseHEIF(format: ImageFormat) throws(ImageError) -> ImageHeader {
         var error = ccodecs_error()
         var info = ccodecs_heif_info()
-        let heif: OpaquePointer?
+        let opened: Bool
         if let memory = bytes.memory {
-            heif = memory.withUnsafeBufferPointer { ccodecs_heif_open_memory($0.baseAddress, $0.count, &info, &error) }
+            // libheif reads the bytes in place: the handle is closed while they are still there.
+            opened = memory.withUnsafeBufferPointer { buffer in
+                let heif = ccodecs_heif_open_memory(buffer.baseAddress, buffer.count, &info, &error)
+                ccodecs_heif_close(heif)
+                return heif != nil
+            }
         } else {
-            heif = ccodecs_heif_open(path, &info, &error)
+            let heif = ccodecs_heif_open(path, &info, &error)
+            ccodecs_heif_close(heif)
+            opened = heif != nil
         }
-        guard let heif else {
+        guard opened else {
             let message = withUnsafeBytes(of: error.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             switch UInt32(bitPattern: error.status) {
             case CCODECS_TRUNCATED.rawValue: throw .truncated(path: path, format: format)
@@ -371,7 +378,6 @@ private struct HeaderParser {
             default: throw .unsupported(path: path, reason: "\(format.displayName): \(message)")
             }
         }
-        ccodecs_heif_close(heif)
         return try finish(width: Int(info.width), height: Int(info.height), format: format)
     }
 

@@ -95,22 +95,27 @@ public struct Thumbnails: Sendable {
         Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!$&'()*+,-./:=@_~".utf8))
 
     /// The thumbnail's file name for `uri`: the MD5 of the URI in lower-case hex, then ".png".
-    public static func fileName(forURI uri: String) -> String {
+    /// Nil when libcrypto refuses MD5 (a FIPS configuration): there are then no thumbnails.
+    public static func fileName(forURI uri: String) -> String? {
         var digest = [UInt8](repeating: 0, count: 16)
         let bytes = Array(uri.utf8)
-        _ = ccodecs_md5(bytes, bytes.count, &digest)
+        guard ccodecs_md5(bytes, bytes.count, &digest) == 0 else { return nil }
         return digest.map { String(format: "%02x", $0) }.joined() + ".png"
     }
 
-    /// Where the thumbnail of the file at `path` of `size` lives (whether or not it exists).
-    public func path(forFile path: String, size: Size) -> String {
-        root.appendingPathComponent(size.directory).appendingPathComponent(Self.fileName(forURI: Self.uri(forPath: path))).path
+    /// Where the thumbnail of the file at `path` of `size` lives (whether or not it exists); nil
+    /// without MD5.
+    public func path(forFile path: String, size: Size) -> String? {
+        Self.fileName(forURI: Self.uri(forPath: path)).map {
+            root.appendingPathComponent(size.directory).appendingPathComponent($0).path
+        }
     }
 
-    /// Where this program's failure entry for the file at `path` lives.
-    public func failurePath(forFile path: String) -> String {
-        root.appendingPathComponent("fail").appendingPathComponent(software)
-            .appendingPathComponent(Self.fileName(forURI: Self.uri(forPath: path))).path
+    /// Where this program's failure entry for the file at `path` lives; nil without MD5.
+    public func failurePath(forFile path: String) -> String? {
+        Self.fileName(forURI: Self.uri(forPath: path)).map {
+            root.appendingPathComponent("fail").appendingPathComponent(software).appendingPathComponent($0).path
+        }
     }
 
     /// The file's modification time in whole seconds, or nil when it cannot be read.
@@ -144,7 +149,7 @@ public struct Thumbnails: Sendable {
     ) -> (path: String, size: Size)? {
         guard let mtime = Self.modificationTime(ofFile: path) else { return nil }
         for size in Self.sizes(covering: target, width: width, height: height) {
-            let candidate = self.path(forFile: path, size: size)
+            guard let candidate = self.path(forFile: path, size: size) else { return nil }
             if Self.isValid(thumbnailPath: candidate, forFile: path, modificationTime: mtime) {
                 return (candidate, size)
             }
@@ -164,8 +169,8 @@ public struct Thumbnails: Sendable {
 
     /// Whether this program recorded that the file at `path`, as it is now, cannot be thumbnailed.
     public func hasFailure(forFile path: String) -> Bool {
-        guard let mtime = Self.modificationTime(ofFile: path) else { return false }
-        return Self.isValid(thumbnailPath: failurePath(forFile: path), forFile: path, modificationTime: mtime)
+        guard let mtime = Self.modificationTime(ofFile: path), let entry = failurePath(forFile: path) else { return false }
+        return Self.isValid(thumbnailPath: entry, forFile: path, modificationTime: mtime)
     }
 
     // MARK: Writing
@@ -183,7 +188,9 @@ public struct Thumbnails: Sendable {
     public func write(
         _ bitmap: Bitmap, forFile path: String, size: Size, imageWidth: Int, imageHeight: Int, modificationTime: Int
     ) throws(WriteError) {
-        let destination = self.path(forFile: path, size: size)
+        guard let destination = self.path(forFile: path, size: size) else {
+            throw WriteError(path: path, reason: "MD5 is not available")
+        }
         try writePNG(
             bitmap, to: destination,
             fields: [
@@ -195,8 +202,9 @@ public struct Thumbnails: Sendable {
 
     /// Records that the file at `path`, last modified at `modificationTime`, cannot be thumbnailed.
     public func writeFailure(forFile path: String, modificationTime: Int) throws(WriteError) {
+        guard let entry = failurePath(forFile: path) else { throw WriteError(path: path, reason: "MD5 is not available") }
         try writePNG(
-            Bitmap(width: 1, height: 1, pixels: [0, 0, 0, 0]), to: failurePath(forFile: path),
+            Bitmap(width: 1, height: 1, pixels: [0, 0, 0, 0]), to: entry,
             fields: [("Thumb::URI", Self.uri(forPath: path)), ("Thumb::MTime", String(modificationTime)), ("Software", software)])
     }
 
@@ -228,7 +236,6 @@ public struct Thumbnails: Sendable {
             let message = withUnsafeBytes(of: error.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             throw WriteError(path: destination, reason: message)
         }
-        chmod(temporary, 0o600)
         guard rename(temporary, destination) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
@@ -282,15 +289,19 @@ extension Thumbnails {
             return region.width * box.width >= target.width * width && region.height * box.height >= target.height * height
         }
         guard let size, let box = size.thumbnailSize(width: width, height: height),
-            let mtime = Self.modificationTime(ofFile: path)
+            let mtime = Self.modificationTime(ofFile: path), self.path(forFile: path, size: size) != nil
         else {
             return try ImageDecoder.decode(contentsOf: path, fitting: fitting, cropping: crop, isCancelled: isCancelled)
         }
         // A valid thumbnail of that size or larger (another program may have made only a larger one).
         for candidate in Size.allCases where candidate >= size {
-            let thumbnail = self.path(forFile: path, size: candidate)
-            guard Self.isValid(thumbnailPath: thumbnail, forFile: path, modificationTime: mtime),
-                let thumbnailHeader = try? ImageHeader.read(contentsOf: thumbnail), thumbnailHeader.width > 0
+            guard let thumbnail = self.path(forFile: path, size: candidate),
+                Self.isValid(thumbnailPath: thumbnail, forFile: path, modificationTime: mtime),
+                let thumbnailHeader = try? ImageHeader.read(contentsOf: thumbnail),
+                let expected = candidate.thumbnailSize(width: width, height: height),
+                // Another program's may be smaller, or not turned as the image is shown: only one
+                // of the size and shape this size's box gives the image is used.
+                abs(thumbnailHeader.width - expected.width) <= 2, abs(thumbnailHeader.height - expected.height) <= 2
             else { continue }
             let scaled = Self.scale(region, by: (thumbnailHeader.width, thumbnailHeader.height), of: (width, height))
             if let bitmap = try? ImageDecoder.decode(
@@ -307,9 +318,10 @@ extension Thumbnails {
         do throws(ImageError) {
             bitmap = try ImageDecoder.decode(contentsOf: path, fitting: fitting, cropping: crop, isCancelled: isCancelled)
         } catch {
-            if case .cancelled = error { throw error }
+            // The file's own fault (not the caller's crop, a cancel or a lack of memory): noted, so
+            // that no program tries to make its thumbnail again until it changes.
             let store = self
-            if !hasFailure(forFile: path) {
+            if Self.isFileFault(error), !hasFailure(forFile: path) {
                 Self.writer.enqueue { try? store.writeFailure(forFile: path, modificationTime: mtime) }
             }
             throw error
@@ -319,11 +331,19 @@ extension Thumbnails {
         return bitmap
     }
 
+    /// Whether an error says the file cannot be thumbnailed, as it is.
+    private static func isFileFault(_ error: ImageError) -> Bool {
+        switch error {
+        case .notAnImage, .truncated, .truncatedData, .corrupt, .unsupported: return true
+        default: return false
+        }
+    }
+
     /// Decodes the file to `box` and writes it as its thumbnail of `size`, unless a valid one
     /// appeared meanwhile (another request, another program) or the file changed since.
     private func makeThumbnail(ofFile path: String, size: Size, box: (width: Int, height: Int), modificationTime: Int) {
-        let destination = self.path(forFile: path, size: size)
-        guard Self.modificationTime(ofFile: path) == modificationTime,
+        guard let destination = self.path(forFile: path, size: size),
+            Self.modificationTime(ofFile: path) == modificationTime,
             !Self.isValid(thumbnailPath: destination, forFile: path, modificationTime: modificationTime),
             let header = try? ImageHeader.read(contentsOf: path)
         else { return }
@@ -333,7 +353,7 @@ extension Thumbnails {
                 whole, forFile: path, size: size, imageWidth: header.width, imageHeight: header.height,
                 modificationTime: modificationTime)
         } catch {
-            try? writeFailure(forFile: path, modificationTime: modificationTime)
+            if Self.isFileFault(error) { try? writeFailure(forFile: path, modificationTime: modificationTime) }
         }
     }
 

@@ -40,6 +40,8 @@ public final class FontRegistry: Sendable {
         var defaultFamily: String?
         /// The first family registered: the default until the app chooses one.
         var firstFamily: String?
+        /// The fallback faces registered so far, first chosen first.
+        var fallbacks: [FaceKey] = []
     }
     private let faces = Mutex(Faces())
     /// The open fonts of every registry, by file and pixel size, behind the one global lock
@@ -64,12 +66,28 @@ public final class FontRegistry: Sendable {
     /// ("Noto Sans CJK JP (fallback)"), at `font`'s size, weight and slant. Nil when no installed
     /// font has the character (it then shows as `font`'s missing-glyph box). Any thread.
     func fallbackFont(for scalar: UInt32, like font: Font) -> Font? {
+        guard FontFallback.isEnabled else { return nil }
+        // A fallback face already in use that has the character (a CJK text's next ideograph)
+        // answers without asking fontconfig, whose queries run one at a time.
+        let known = faces.withLock { $0.fallbacks.filter { $0.weight == font.weight && $0.italic == font.italic } }
+        for candidate in known {
+            let reused = Font(family: candidate.family, size: font.size, weight: font.weight, italic: font.italic)
+            // Emoji only from a colour (bitmap) face, other characters only from an outline one.
+            if let handle = try? handle(for: reused, scale: 1), (handle.bitmapScale != 1) == FontFallback.isEmoji(scalar),
+                handle.provides(scalar)
+            {
+                return reused
+            }
+        }
         guard let face = FontFallback.face(for: scalar, weight: font.weight, italic: font.italic) else { return nil }
-        let family = "\(face.family) (fallback \(face.path.hashValue & 0xFFFF)/\(face.index))"
+        let family = "\(face.family) (fallback: \(face.path) #\(face.index))"
         faces.withLock {
             // Every weight and slant resolves to the face fontconfig chose for this one.
             let key = FaceKey(family: family, weight: font.weight, italic: font.italic)
-            if $0.paths[key] == nil { $0.paths[key] = FaceFile(path: face.path, index: face.index) }
+            if $0.paths[key] == nil {
+                $0.paths[key] = FaceFile(path: face.path, index: face.index)
+                $0.fallbacks.append(key)
+            }
         }
         return Font(family: family, size: font.size, weight: font.weight, italic: font.italic)
     }
@@ -240,9 +258,10 @@ final class FontHandle: Sendable {
     init(font: OpaquePointer, pixelSize: Int = 0) {
         let fontHeight = Int(TTF_FontHeight(font))
         // FreeType picks the nearest strike of a bitmap font; a line far taller than the size
-        // asked for is one: shrink it to a line of about 1.2 times that size.
+        // asked for is one (scalable fonts' lines are 1.2 to 1.5 times it): shrink it to a line
+        // of about 1.2 times that size.
         let shrink: CGFloat =
-            pixelSize > 0 && fontHeight > pixelSize * 2 ? CGFloat(pixelSize) * 1.2 / CGFloat(fontHeight) : 1
+            pixelSize > 0 && fontHeight * 10 > pixelSize * 16 ? CGFloat(pixelSize) * 1.2 / CGFloat(fontHeight) : 1
         func scaled(_ value: Int32) -> Int { Int((CGFloat(value) * shrink).rounded()) }
         bitmapScale = shrink
         ascent = scaled(TTF_FontAscent(font))

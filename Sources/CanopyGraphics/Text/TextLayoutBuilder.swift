@@ -190,9 +190,12 @@ final class TextLayoutBuilder {
                 lastFallback = (base, styleIndex)
             } else if flags.contains(.leftToRight) || flags.contains(.rightToLeft) || flags.contains(.newline) {
                 lastFallback = nil  // a letter of the text's own font: back to it
-            } else if let last = lastFallback, last.base == base, styles[last.style].handle.provides(scalar) {
+            } else if let last = lastFallback, last.base == base, styles[last.style].handle.bitmapScale == 1,
+                styles[last.style].handle.provides(scalar)
+            {
                 // Spaces, digits and punctuation between characters of a fallback font stay in
-                // it, so that a Hebrew or CJK phrase is one run, shaped and placed as one.
+                // it, so that a Hebrew or CJK phrase is one run, shaped and placed as one (not
+                // after an emoji: a bitmap font's space is as wide as its emoji).
                 styleIndex = last.style
             }
             charStyle.append(styleIndex)

@@ -202,7 +202,10 @@ public final class Application {
         compositor.observeContents(of: rootLayer)
         overlays = OverlayState(textCache: TextCache(fonts: options.fonts))
         updateSize()
-        SDL_EventState(UInt32(SDL_DROPFILE.rawValue), SDL_DISABLE)
+        // Files and folders dropped on the window come as SDL_DROPFILE (InputEvent.filesDropped);
+        // dropped text is not used.
+        SDL_EventState(UInt32(SDL_DROPFILE.rawValue), SDL_ENABLE)
+        SDL_EventState(UInt32(SDL_DROPTEXT.rawValue), SDL_DISABLE)
 
         runLoop.addObserver(.beforePresent, order: Int.max) { [unowned self] turn in
             self.composite(turn)

@@ -74,6 +74,9 @@ struct EventTranslator {
             guard dropping != nil else { return .filesDropped([path]) }  // a drop without BEGIN
             dropping?.append(path)
             return nil
+        case SDL_DROPTEXT:
+            if let text = event.drop.file { SDL_free(text) }  // its memory is ours to free
+            return nil
         case SDL_DROPCOMPLETE:
             defer { dropping = nil }
             guard let paths = dropping, !paths.isEmpty else { return nil }
