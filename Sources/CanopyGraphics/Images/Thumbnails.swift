@@ -257,11 +257,14 @@ extension Thumbnails {
         writer.waitUntilIdle()
     }
 
-    /// Drops the thumbnails still queued and blocks until the one being written, if any, is
-    /// whole: for a program about to exit (the dropped ones are made next time).
+    /// Drops the thumbnails still queued, stops the decode of the one being made, and blocks until
+    /// the one being written, if any, is whole: for a program about to exit (the others are made
+    /// next time).
     public static func finishWrites() {
+        writer.stopping.store(true, ordering: .relaxed)  // the decode in progress stops early
         writer.dropQueued()
         writer.waitUntilIdle()
+        writer.stopping.store(false, ordering: .relaxed)
     }
 
     /// The file at `path` decoded to cover `fitting` pixels (`crop` of it, in the shown image's
@@ -331,7 +334,7 @@ extension Thumbnails {
         return bitmap
     }
 
-    /// Whether an error says the file cannot be thumbnailed, as it is.
+    /// Whether an error says the file cannot be thumbnailed, as it is (a cancelled decode does not).
     private static func isFileFault(_ error: ImageError) -> Bool {
         switch error {
         case .notAnImage, .truncated, .truncatedData, .corrupt, .unsupported: return true
@@ -348,7 +351,10 @@ extension Thumbnails {
             let header = try? ImageHeader.read(contentsOf: path)
         else { return }
         do throws(ImageError) {
-            let whole = try ImageDecoder.decode(contentsOf: path, fitting: CGSize(width: box.width, height: box.height))
+            let writer = Self.writer
+            let whole = try ImageDecoder.decode(
+                contentsOf: path, fitting: CGSize(width: box.width, height: box.height),
+                isCancelled: { writer.stopping.load(ordering: .relaxed) })
             try? write(
                 whole, forFile: path, size: size, imageWidth: header.width, imageHeight: header.height,
                 modificationTime: modificationTime)
@@ -384,6 +390,8 @@ private final class ThumbnailWriter: Sendable {
     /// viewer rests (its first screen shown, the scroll stopped), not while it is busy decoding.
     static let quietPeriod: TimeInterval = 0.3
     private let state = Mutex(State())
+    /// Set while a program finishes: the thumbnail being made stops decoding (and is not written).
+    let stopping = Atomic<Bool>(false)
     private let available = DispatchSemaphore(value: 0)
     private let idle = Mutex<[DispatchSemaphore]>([])
     /// The nice value of the writing thread (display workers run at 5, the main thread at 0).
