@@ -1,4 +1,5 @@
 import CanopyGraphics
+import CanopyTestSupport
 import Foundation
 import Synchronization
 import XCTest
@@ -22,19 +23,10 @@ final class ImageBudgetTests: XCTestCase {
 
     // MARK: The pixel limit
 
-    /// A PNG that claims `width` x `height` pixels: a real IHDR, then an IDAT of garbage. Decoding
-    /// it would fail as corrupt at the first row: failing as over the limit shows that no pixel was
-    /// read.
+    /// `claimedPNG` written in the scratch folder.
     private func claimedPNG(width: Int, height: Int) throws -> String {
-        func be32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
-        let ihdr = Array("IHDR".utf8) + be32(width) + be32(height) + [8, 2, 0, 0, 0]  // 8-bit RGB
-        let idat = Array("IDAT".utf8) + [UInt8](repeating: 0xA5, count: 64)
-        // CRCs are left zero: libpng would reject the file at once; the limit must come first.
-        let bytes: [UInt8] =
-            [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-            + be32(13) + ihdr + be32(0) + be32(64) + idat + be32(0)
         let path = scratch.appendingPathComponent("bomb-\(width)x\(height).png").path
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        try Data(CanopyTestSupport.claimedPNG(width: width, height: height)).write(to: URL(fileURLWithPath: path))
         return path
     }
 

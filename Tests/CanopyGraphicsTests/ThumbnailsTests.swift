@@ -139,8 +139,8 @@ final class ThumbnailsTests: XCTestCase {
         let bitmap = try store.decode(contentsOf: path, fitting: CGSize(width: 200, height: 150), cropping: nil)
         XCTAssertEqual([bitmap.width, bitmap.height], [200, 150])
         Thumbnails.waitForWrites()
-        // The 256 box would do, but the image (400 px) is hardly bigger than the 512 one: only
-        // boxes smaller than the image make thumbnails, and none covers 200 x 150 below 400 but 256.
+        // 200 x 150 from a 400 x 300 image: the 256 box (256 x 192) is the smallest that covers
+        // it; the 512 and larger boxes are bigger than the image, so they make no thumbnail.
         let made = Thumbnails.Size.allCases.filter {
             FileManager.default.fileExists(atPath: store.path(forFile: path, size: $0)!)
         }

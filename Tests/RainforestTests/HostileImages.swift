@@ -107,15 +107,6 @@ enum HostileImages {
         for (name, _) in changing { try jpeg.write(to: folder.appendingPathComponent(name)) }
     }
 
-    /// A decompression bomb's header: a PNG that claims `width` x `height` pixels, its image data
-    /// garbage (and its CRCs zero), so that reading a single row of it would fail as corrupt.
-    static func claimedPNG(width: Int, height: Int) -> [UInt8] {
-        func be32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
-        let ihdr = Array("IHDR".utf8) + be32(width) + be32(height) + [8, 2, 0, 0, 0]  // 8-bit RGB
-        let idat = Array("IDAT".utf8) + [UInt8](repeating: 0xA5, count: 64)
-        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + be32(13) + ihdr + be32(0) + be32(64) + idat + be32(0)
-    }
-
     /// Changes the changing files: after their headers were read, before they are decoded.
     static func vanish(in folder: URL) throws {
         let files = FileManager.default
