@@ -26,13 +26,14 @@ let package = Package(
         // glibc's <malloc.h>: malloc_trim and mallopt for the memory trim, mallinfo2 and malloc_info
         // for the soak report (all through CanopyMemory).
         .systemLibrary(name: "CMalloc"),
-        // Our own C shims over libjpeg-turbo, libpng, libwebp, libexif and Little CMS 2: their fatal errors longjmp,
+        // Our own C shims over libjpeg-turbo, libpng, libwebp, giflib, libheif, libexif and Little CMS 2: their fatal errors longjmp,
         // which Swift must never be jumped over, and SDL_image cannot decode to a target size.
         .target(
             name: "CCodecs",
             linkerSettings: [
                 .linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("webp"), .linkedLibrary("webpdemux"),
-                .linkedLibrary("heif"), .linkedLibrary("exif"), .linkedLibrary("lcms2"),
+                .linkedLibrary("webpmux"), .linkedLibrary("gif"), .linkedLibrary("heif"), .linkedLibrary("exif"),
+                .linkedLibrary("lcms2"),
                 .linkedLibrary("crypto"),
             ]
         ),

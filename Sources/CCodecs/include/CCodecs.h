@@ -1,4 +1,4 @@
-// CCodecs: a small C layer over libjpeg(-turbo), libpng, libwebp, libheif, libexif and Little CMS 2
+// CCodecs: a small C layer over libjpeg(-turbo), libpng, libwebp, giflib, libheif, libexif and Little CMS 2
 // for CanopyGraphics.
 //
 // libjpeg and libpng report fatal errors by longjmp. Swift frames must never be jumped over, so
@@ -247,6 +247,55 @@ const uint8_t *ccodecs_heif_icc_profile(ccodecs_heif *heif, size_t *size);
 
 /// Releases the handle. Accepts NULL.
 void ccodecs_heif_close(ccodecs_heif *heif);
+
+// MARK: Animations (GIF and WebP)
+
+typedef struct ccodecs_animation ccodecs_animation;
+
+typedef struct {
+    /// The canvas (a GIF's logical screen, a WebP's canvas) in pixels.
+    int width;
+    int height;
+    /// The frames in the file (a GIF's counted by walking its blocks: a file cut short ends with
+    /// its last complete frame).
+    int frame_count;
+    /// How many times the whole animation plays: 0 for forever. A GIF without a NETSCAPE2.0
+    /// extension plays once; with one, its count plus the first play, as browsers do.
+    int loop_count;
+} ccodecs_animation_info;
+
+/// Opens an animated (or still) GIF or WebP, read into memory whole, and reads its description
+/// (not its frames). A canvas of more than `max_pixels` is CCODECS_TOO_LARGE. Returns NULL and
+/// fills `error` on failure.
+ccodecs_animation *ccodecs_animation_open(const char *path, long long max_pixels, ccodecs_animation_info *info,
+                                          ccodecs_error *error);
+
+/// The same for bytes in memory (copied).
+ccodecs_animation *ccodecs_animation_open_memory(const uint8_t *bytes, size_t size, long long max_pixels,
+                                                 ccodecs_animation_info *info, ccodecs_error *error);
+
+/// Decodes the next frame onto the canvas (after the last frame, the first again, on a clean
+/// canvas) and returns the whole canvas as premultiplied RGBA, width * 4 bytes a row, valid until
+/// the next call; sets `*index` (from 0) and `*duration` in milliseconds (10 ms or less shows for
+/// 100, as in browsers). Asks `cancel` every 16 rows of a GIF frame (a WebP frame cannot be
+/// stopped inside). Returns NULL and fills `error` on failure; the next call then starts over.
+const uint8_t *ccodecs_animation_next(ccodecs_animation *animation, int *index, int *duration,
+                                      const ccodecs_cancel *cancel, ccodecs_error *error);
+
+/// Releases the handle and its copy of the file. Accepts NULL.
+void ccodecs_animation_close(ccodecs_animation *animation);
+
+/// Writes `count` frames of `width` x `height` straight RGBA pixels (rows packed), shown
+/// `durations[i]` milliseconds each (in GIF's hundredths), as an animated GIF playing `loops`
+/// times in all (0: forever): each frame whole, with its own colour table (its exact colours when
+/// it has at most 255, else a 6 x 7 x 6 cube); alpha under 128 is transparent. Returns 0, or -1
+/// and fills `error`.
+int ccodecs_gif_write_animation(const char *path, const uint8_t *const *frames, const int *durations, int count,
+                                int width, int height, int loops, ccodecs_error *error);
+
+/// The same as an animated WebP, lossy at `quality` (0 to 99) or lossless for 100.
+int ccodecs_webp_write_animation(const char *path, const uint8_t *const *frames, const int *durations, int count,
+                                 int width, int height, int loops, int quality, ccodecs_error *error);
 
 // MARK: Checks for the formats SDL_image decodes
 

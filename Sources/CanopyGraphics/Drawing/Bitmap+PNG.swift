@@ -6,7 +6,16 @@ import Foundation
 public struct BitmapWriteError: Error, Sendable, CustomStringConvertible {
     public var path: String
     public var reason: String
-    public var description: String { "\(path): cannot write PNG (\(reason))" }
+    /// The format that was being written ("PNG", "GIF", "WebP").
+    public var format: String
+
+    public init(path: String, reason: String, format: String = "PNG") {
+        self.path = path
+        self.reason = reason
+        self.format = format
+    }
+
+    public var description: String { "\(path): cannot write \(format) (\(reason))" }
 }
 
 extension Bitmap {

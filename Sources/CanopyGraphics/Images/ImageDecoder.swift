@@ -10,9 +10,10 @@ import Synchronization
 /// size they will be drawn at.
 ///
 /// Formats: JPEG (baseline, progressive, grey, CMYK/YCCK) through libjpeg-turbo; PNG (every
-/// colour type and bit depth, tRNS, interlaced) through libpng; WebP (lossy, lossless, alpha;
-/// not animated) through libwebp; HEIF (HEIC) and AVIF through libheif (whole images, turned as
-/// the file says); GIF (the first frame) and BMP through SDL_image.
+/// colour type and bit depth, tRNS, interlaced) through libpng; WebP (lossy, lossless, alpha)
+/// through libwebp, and an animated WebP's first frame through `AnimationDecoder`; HEIF (HEIC)
+/// and AVIF through libheif (whole images, turned as the file says); GIF (the first frame) and
+/// BMP through SDL_image.
 ///
 /// Threads: any thread may decode, concurrently, once `GraphicsLibrary.initialize()` has run on
 /// the main thread. Every call makes its own libjpeg/libpng/libwebp handle (through the CCodecs C
@@ -76,7 +77,7 @@ public enum ImageDecoder {
     }
 
     /// A caller's cancellation check, in the form the C decoders ask it (`ccodecs_cancel`).
-    private final class Cancellation {
+    final class Cancellation {
         let path: String
         let isCancelled: @Sendable () -> Bool
         /// Stable for the object's life, handed to C.
@@ -185,6 +186,9 @@ public enum ImageDecoder {
         switch header.format {
         case .jpeg: stored = try decodeJPEG(path: path, target: storedTarget, crop: storedCrop, cancel: cancellation)
         case .png: stored = try decodePNG(path: path, target: storedTarget, crop: storedCrop, cancel: cancellation)
+        case .webp where header.isAnimated:
+            stored = try decodeFirstFrame(
+                path: path, header: header, target: storedTarget, crop: storedCrop, isCancelled: isCancelled)
         case .webp: stored = try decodeWebP(path: path, target: storedTarget, crop: storedCrop, cancel: cancellation)
         case .heif, .avif:
             stored = try decodeHEIF(path: path, format: header.format, target: storedTarget, crop: storedCrop)
@@ -197,7 +201,7 @@ public enum ImageDecoder {
     }
 
     /// `crop` clamped to a `width` x `height` image; the whole image for nil.
-    private static func resolve(_ crop: Crop?, path: String, width: Int, height: Int) throws(ImageError) -> Crop {
+    static func resolve(_ crop: Crop?, path: String, width: Int, height: Int) throws(ImageError) -> Crop {
         guard let crop else { return Crop(x: 0, y: 0, width: width, height: height) }
         guard let inside = crop.clamped(width: width, height: height) else {
             throw .unsupported(path: path, reason: "the crop \(crop) has no pixels in the \(width) x \(height) image")
@@ -414,6 +418,30 @@ public enum ImageDecoder {
         return ColorProfiles.convert(bitmap, with: transform)
     }
 
+    // MARK: Animated WebP
+
+    /// The first frame of an animated WebP (libwebp's plain decoder refuses animations), at full
+    /// size through `AnimationDecoder`, then cropped and scaled like a whole-image decode. Its
+    /// canvas is held whole, so it is limited as the other whole-image decoders are.
+    private static func decodeFirstFrame(
+        path: String, header: ImageHeader, target: CGSize?, crop requestedCrop: Crop?,
+        isCancelled: (@Sendable () -> Bool)?
+    ) throws(ImageError) -> Bitmap {
+        // In stored order: `decode` turns the result.
+        var stored = header
+        stored.orientation = .up
+        let animation = try AnimationDecoder(contentsOf: path, header: stored)
+        try checkWholeImage(path: path, width: animation.width, height: animation.height)
+        let frame = try animation.nextFrame(fitting: nil, isCancelled: isCancelled).bitmap
+        let crop = try resolve(requestedCrop, path: path, width: frame.width, height: frame.height)
+        let size = fittedPixelSize(width: crop.width, height: crop.height, fitting: target)
+        if size == (frame.width, frame.height) { return frame }
+        var pixels = frame.pixels
+        return pixels.withUnsafeMutableBufferPointer { buffer in
+            downscale(buffer.baseAddress!, stride: frame.bytesPerRow, crop: crop, to: size)
+        }
+    }
+
     // MARK: GIF and BMP (SDL_image)
 
     private static func decodeWithSDL(
@@ -549,7 +577,7 @@ public enum ImageDecoder {
     }
 
     /// Area-averages `crop` of a premultiplied image in memory to `size` (at most the crop's).
-    private static func downscale(
+    static func downscale(
         _ image: UnsafeMutablePointer<UInt8>, stride: Int, crop: Crop, to size: (width: Int, height: Int)
     ) -> Bitmap {
         let source = image + crop.y * stride + crop.x * 4
@@ -566,7 +594,7 @@ public enum ImageDecoder {
     }
 
     /// A bitmap whose tightly packed pixels `fill` writes (it must write every byte).
-    private static func makeBitmap(
+    static func makeBitmap(
         width: Int, height: Int, fill: (UnsafeMutablePointer<UInt8>, Int) throws(ImageError) -> Void
     ) throws(ImageError) -> Bitmap {
         var thrown: ImageError?
@@ -596,7 +624,7 @@ public enum ImageDecoder {
     }
 
     /// The ImageError for a CCodecs failure. `width` and `height` (when known) size a `tooLarge`.
-    private static func failure(
+    static func failure(
         _ error: ccodecs_error, path: String, format: ImageFormat, width: Int = 0, height: Int = 0
     ) -> ImageError {
         let message = withUnsafeBytes(of: error.message) { raw in

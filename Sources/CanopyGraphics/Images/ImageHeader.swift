@@ -23,15 +23,25 @@ public struct ImageHeader: Sendable, Equatable {
     /// How the stored pixels are turned to be shown: the EXIF orientation of a JPEG (APP1), a PNG
     /// (eXIf) or a WebP (EXIF chunk); `.up` when the file has none.
     public var orientation: ImageOrientation
+    /// Whether the file holds an animation: a WebP whose header says so, or a GIF with a second
+    /// image (found by walking the GIF's blocks, at most `gifAnimationScanLimit` bytes in: a GIF
+    /// whose first image is larger is taken as still).
+    public var isAnimated: Bool
+
+    /// How far into a GIF the header looks for a second image.
+    public static let gifAnimationScanLimit = 8 * 1024 * 1024
 
     /// Header values above this are rejected as `tooLarge` (decoding limits come later).
     public static let maximumSide = 65_535
 
-    public init(width: Int, height: Int, format: ImageFormat, orientation: ImageOrientation = .up) {
+    public init(
+        width: Int, height: Int, format: ImageFormat, orientation: ImageOrientation = .up, isAnimated: Bool = false
+    ) {
         self.width = width
         self.height = height
         self.format = format
         self.orientation = orientation
+        self.isAnimated = isAnimated
     }
 
     /// The stored image's width (before `orientation`).
@@ -315,7 +325,9 @@ private struct HeaderParser {
             _ = try finish(width: width, height: height, format: format)
             let hasEXIF = flags & 0x08 != 0
             let orientation = hasEXIF ? try webpOrientation() : .up
-            return try finish(width: width, height: height, format: format, orientation: orientation)
+            var header = try finish(width: width, height: height, format: format, orientation: orientation)
+            header.isAnimated = flags & 0x02 != 0
+            return header
         default:
             throw .unsupported(path: path, reason: "WebP chunk '\(chunk)'")
         }
@@ -386,7 +398,46 @@ private struct HeaderParser {
         let format = ImageFormat.gif
         let width = try littleEndian(at: 6, count: 2, format: format)
         let height = try littleEndian(at: 8, count: 2, format: format)
-        return try finish(width: width, height: height, format: format)
+        var header = try finish(width: width, height: height, format: format)
+        header.isAnimated = gifHasSecondImage()
+        return header
+    }
+
+    /// Whether a second image follows the first in a GIF: walks its blocks (extensions and
+    /// images, skipping their data sub-blocks) up to `ImageHeader.gifAnimationScanLimit` bytes.
+    /// A file cut short or damaged before a second image counts as still: its first frame is
+    /// what shows.
+    private mutating func gifHasSecondImage() -> Bool {
+        func byte(_ offset: Int) -> Int? { (try? bytes.byte(at: offset)).flatMap { $0.map(Int.init) } }
+        /// The offset after the chain of sub-blocks starting at `offset`.
+        func skipSubBlocks(_ start: Int) -> Int? {
+            var offset = start
+            while offset < ImageHeader.gifAnimationScanLimit, let length = byte(offset) {
+                if length == 0 { return offset + 1 }
+                offset += 1 + length
+            }
+            return nil
+        }
+        guard let flags = byte(10) else { return false }
+        var offset = 13 + (flags & 0x80 != 0 ? 3 << ((flags & 7) + 1) : 0)
+        var images = 0
+        while offset < ImageHeader.gifAnimationScanLimit, let introducer = byte(offset) {
+            switch introducer {
+            case 0x21:  // an extension: its label, then sub-blocks
+                guard let next = skipSubBlocks(offset + 2) else { return false }
+                offset = next
+            case 0x2C:  // an image: its descriptor, maybe a colour table, the LZW code size, data
+                if images == 1 { return true }
+                guard let imageFlags = byte(offset + 9) else { return false }
+                let table = imageFlags & 0x80 != 0 ? 3 << ((imageFlags & 7) + 1) : 0
+                guard let next = skipSubBlocks(offset + 10 + table + 1) else { return false }
+                images += 1
+                offset = next
+            default:  // the trailer, or damage
+                return false
+            }
+        }
+        return false
     }
 
     /// BMP: a 14-byte file header, then a DIB header whose size tells its kind.
