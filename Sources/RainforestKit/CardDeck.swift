@@ -21,6 +21,8 @@ struct CardDeck: Sendable {
         var card: Card
         /// The photo's pixel size, or why it could not be read.
         var imageSize: Result<CGSize, ImageError>
+        /// Whether the photo is an animation (a GIF or WebP of several frames).
+        var isAnimated = false
     }
 
     let entries: [Entry]
@@ -38,19 +40,22 @@ struct CardDeck: Sendable {
     static func load(resources: Resources, itemCount: Int?) throws(CardsFileError) -> CardDeck {
         let contents = try CardsFile.loadContents(contentsOf: resources.cardsFile)
         let cards = contents.cards
-        var sizes: [String: Result<CGSize, ImageError>] = [:]
+        var headers: [String: Result<ImageHeader, ImageError>] = [:]
         let entries = cards.map { card in
-            if sizes[card.image] == nil {
+            if headers[card.image] == nil {
                 do throws(ImageError) {
                     let path = resources.imageURL(card.image).path
                     let header = try ImageHeader.read(contentsOf: path)
                     try ImageDecoder.checkPixelLimit(header, path: path)
-                    sizes[card.image] = .success(CGSize(width: header.width, height: header.height))
+                    headers[card.image] = .success(header)
                 } catch {
-                    sizes[card.image] = .failure(error)
+                    headers[card.image] = .failure(error)
                 }
             }
-            return Entry(card: card, imageSize: sizes[card.image]!)
+            let header = headers[card.image]!
+            return Entry(
+                card: card, imageSize: header.map { CGSize(width: $0.width, height: $0.height) },
+                isAnimated: (try? header.get().isAnimated) ?? false)
         }
         var deck = CardDeck(entries: entries, itemCount: itemCount)
         deck.warnings = contents.warnings

@@ -4,8 +4,9 @@ import Foundation
 
 /// One card of the collection, built from nodes as the classic AsyncDisplayKit tutorial builds
 /// it, in its geometry (`CardLayout`):
-/// - the cell itself rasterizes its subtree (one texture per card) and has the 1 px border of
-///   grey 0.85 at alpha 0.2;
+/// - the cell itself rasterizes its subtree (one texture per card; a card whose photo is an
+///   animation keeps a layer per node instead, so the photo's frames can change) and has the
+///   1 px border of grey 0.85 at alpha 0.2;
 /// - behind everything, the photo again, aspect-filled and blurred by its `imageModificationBlock`
 ///   (radius 30, tint white 0.5 at alpha 0.3, saturation 1.8; it stops when cancelled), drawn
 ///   from the photo's decode (`decodeSharedWith`), so each photo is decoded once;
@@ -48,7 +49,9 @@ final class CardNode: CellNode, @unchecked Sendable {
         photoSize = try? entry.imageSize.get()
         super.init()
         name = entry.card.name
-        rasterizesSubtree = true
+        // One bitmap for the whole card; an animated photo needs a layer of its own to change
+        // frames on, so that card keeps its nodes' layers (the compositor draws them in order).
+        rasterizesSubtree = !entry.isAnimated
         placeholderEnabled = true
         placeholderColor = Self.placeholderGrey
         contentsFadeDuration = Self.fadeDuration
@@ -66,6 +69,8 @@ final class CardNode: CellNode, @unchecked Sendable {
         background.drawsErrorState = false
         // Blurred by 30 points, it needs no more pixels than the photo: one decode serves both.
         background.decodeSharedWith = photo
+        // Still behind an animated photo: a blur of every frame would cost far more than it shows.
+        background.animatesImage = false
         background.imageModificationBlock = { image, isCancelled in
             ImageEffects.blur(
                 image, radius: CardArtist.blurRadius, tintColor: CardArtist.blurTint,

@@ -191,18 +191,21 @@ final class ImageFolder: CardProvider {
         let path = folder.appendingPathComponent(name).path
         let size: Result<CGSize, ImageError>
         let description: String
+        var isAnimated = false
         do throws(ImageError) {
             let header = try ImageHeader.read(contentsOf: path)
             try ImageDecoder.checkPixelLimit(header, path: path)
             size = .success(CGSize(width: header.width, height: header.height))
-            description = "\(header.width) x \(header.height) px · \(header.format.displayName)"
+            isAnimated = header.isAnimated
+            description =
+                "\(header.width) x \(header.height) px · \(header.format.displayName)" + (isAnimated ? " · animated" : "")
         } catch {
             size = .failure(error)
             description = capitalisingFirstLetter(reason(for: error, path: path))
         }
         let file = (name as NSString).lastPathComponent
         let card = Card(name: cardName(fileName: file), image: name, description: description, credit: file)
-        return CardItem(entry: CardDeck.Entry(card: card, imageSize: size), imagePath: path)
+        return CardItem(entry: CardDeck.Entry(card: card, imageSize: size, isAnimated: isAnimated), imagePath: path)
     }
 
     /// A card's name from its file's: the name without its extension, underscores as spaces

@@ -24,6 +24,7 @@ extension RunCommand {
         HelpEntry("P", "popcorn mode: each part of a card on its own layer, popping in as it is drawn"),
         HelpEntry("A", "fade-in of arriving cards, on or off"),
         HelpEntry("D", "slow-draw mode: one asynchronous display at a time, 100 ms slower each"),
+        HelpEntry("G", "pause animated GIFs and WebPs, and play them again"),
         HelpEntry("T", "start a trace, and stop it: writes Chrome trace JSON (open it in Perfetto)"),
         HelpEntry("F12", "write a screenshot PNG in the current folder"),
         HelpEntry("F1, ?", "this help"),
@@ -69,6 +70,7 @@ extension RunCommand {
             [viewer.source.statusLine, "mode: \(viewer.mode.names.joined(separator: " + "))"]
                 + (app.showsHitTestSlop ? ["hit-test slop (H)"] : [])
                 + (app.showsImageScaling ? ["image scaling (S)"] : []) + (app.showsRanges ? ["ranges (R)"] : [])
+                + (DisplayScheduler.shared.imageAnimations?.isPaused == true ? ["animations paused (G)"] : [])
                 + (trace.isRecording ? ["tracing (T)"] : []) + (message.map { [$0] } ?? [])
         }
         app.eventHandler = { event, time in
@@ -96,6 +98,10 @@ extension RunCommand {
                     default: viewer.mode.slowDraw.toggle()
                     }
                     updateTitle()
+                    app.runLoop.setNeedsFrame()
+                    return
+                case .character("g") where key.modifiers.isEmpty:
+                    if let animations = DisplayScheduler.shared.imageAnimations { animations.isPaused.toggle() }
                     app.runLoop.setNeedsFrame()
                     return
                 case .character("t") where key.modifiers.isEmpty:

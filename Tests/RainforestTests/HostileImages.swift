@@ -23,7 +23,7 @@ enum HostileImages {
 
     /// The files `make(in:)` writes, by name (file-name order).
     static let fixtures: [Fixture] = [
-        Fixture(name: "animated.gif", expected: .shows(width: 64, height: 48), folderDescription: "64 x 48 px · GIF"),
+        Fixture(name: "animated.gif", expected: .shows(width: 64, height: 48), folderDescription: "64 x 48 px · GIF · animated"),
         Fixture(
             name: "bomb.png", expected: .error("bomb.png: too large to show: 900 MP, the limit is 150 MP"),
             folderDescription: "Too large to show: 900 MP, the limit is 150 MP"),

@@ -283,6 +283,48 @@ final class ImagesFolderTests: XCTestCase {
         }
     }
 
+    func testAnAnimatedGIFPlaysInItsCardOverAStillBlurredBackground() throws {
+        let animated = scratch.appendingPathComponent("Animated")
+        try FileManager.default.createDirectory(at: animated, withIntermediateDirectories: true)
+        let frames = [Color(red: 1, green: 0, blue: 0), Color(red: 0, green: 0, blue: 1)].map {
+            Bitmap(width: 64, height: 48, fill: $0)
+        }
+        try AnimationWriter.write(
+            frames, durations: [0.05, 0.05], loops: 0, format: .gif,
+            to: animated.appendingPathComponent("blink.gif").path)
+        try FileManager.default.copyItem(
+            at: folder.appendingPathComponent("img10.jpg"), to: animated.appendingPathComponent("still.jpg"))
+        XCTAssertEqual(
+            ImageFolder.item(forFile: "blink.gif", in: animated).entry.card.description, "64 x 48 px · GIF · animated")
+        try MainActor.assumeIsolated {
+            let options = try CollectionOptions.parse([
+                "--images", animated.path, "--size", "700x600", "--no-thumbnails",
+            ])
+            let session = try Session(collection: options, headless: true)
+            defer { session.app.close() }
+            let app = session.app, viewer = session.viewer
+            app.showsFPS = false
+            TestApplication.turn(app) { viewer.isSettled }
+            let card = try XCTUnwrap(viewer.card(at: 0))
+            XCTAssertEqual(card.name, "blink")
+            XCTAssertFalse(card.rasterizesSubtree, "its photo changes frames on a layer of its own")
+            XCTAssertTrue(try XCTUnwrap(viewer.card(at: 1)).rasterizesSubtree, "a still photo's card is one bitmap")
+            XCTAssertFalse(card.background.animatesImage)
+            let animations = try XCTUnwrap(DisplayScheduler.shared.imageAnimations)
+            XCTAssertEqual(animations.playingCount, 1, "the photo plays; its blurred background does not")
+            let photo = card.photo.layer
+            var colours: Set<[UInt8]> = []
+            TestApplication.turn(app) {
+                if let bitmap = photo.contents {
+                    let p = bitmap.pixel(x: bitmap.width / 2, y: bitmap.height / 2)
+                    colours.insert([p.r, p.g, p.b])
+                }
+                return colours.count == 2
+            }
+            XCTAssertEqual(colours, [[255, 0, 0], [0, 0, 255]])
+        }
+    }
+
     func testTheEmbeddedCardsSayHowManyAreLoaded() throws {
         try MainActor.assumeIsolated {
             let resources = Self.packageRoot.appendingPathComponent("Resources").path

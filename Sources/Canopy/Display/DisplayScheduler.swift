@@ -30,6 +30,7 @@ public final class DisplayScheduler: Sendable {
         var ownsGroup = false
         var priority: (@Sendable (DisplayNode) -> DisplayPriority)?
         var animator: LayerAnimator?
+        var imageAnimations: ImageAnimations?
         var releases: RunLoopQueue<Layer>?
         var displayCount = 0
         var displaySeconds: TimeInterval = 0
@@ -111,6 +112,11 @@ public final class DisplayScheduler: Sendable {
     @MainActor
     package var animator: LayerAnimator? { state.withLock { $0.animator } }
 
+    /// The player of animated images on the installed run loop (nil until `install`: image
+    /// nodes then show their first frame).
+    @MainActor
+    public var imageAnimations: ImageAnimations? { state.withLock { $0.imageAnimations } }
+
     /// The budget of main-thread layer releases per turn, in seconds.
     package static let releaseBudget: TimeInterval = 0.001
 
@@ -149,6 +155,7 @@ public final class DisplayScheduler: Sendable {
         let group = group ?? TransactionGroup(runLoop: runLoop)
         let token = runLoop.addObserver(.beforeCommit, order: .max) { [weak self] _ in self?.displayWaiting() }
         let animator = LayerAnimator(runLoop: runLoop)
+        let imageAnimations = ImageAnimations(runLoop: runLoop)
         let releases = RunLoopQueue<Layer>(
             runLoop: runLoop, budget: Self.releaseBudget, phase: .afterCommit,
             order: .min
@@ -156,6 +163,7 @@ public final class DisplayScheduler: Sendable {
         releases.traceName = "release layers"
         let hasWaiting = state.withLock { state -> Bool in
             state.animator = animator
+            state.imageAnimations = imageAnimations
             state.releases = releases
             state.runLoop = runLoop
             state.group = group
@@ -172,12 +180,15 @@ public final class DisplayScheduler: Sendable {
     /// displays never run.
     @MainActor
     public func uninstall() {
-        let (loop, token, ownedGroup, animator, releases) = state.withLock { state in
+        let (loop, token, ownedGroup, animator, releases, imageAnimations) = state.withLock { state in
             defer {
                 state.runLoop = nil; state.group = nil; state.token = nil; state.ownsGroup = false
-                state.animator = nil; state.releases = nil
+                state.animator = nil; state.releases = nil; state.imageAnimations = nil
             }
-            return (state.runLoop, state.token, state.ownsGroup ? state.group : nil, state.animator, state.releases)
+            return (
+                state.runLoop, state.token, state.ownsGroup ? state.group : nil, state.animator, state.releases,
+                state.imageAnimations
+            )
         }
         if let loop, let token { loop.removeObserver(token) }
         // Nothing of the group's can land any more: its queued displays need not run (an app
@@ -185,6 +196,7 @@ public final class DisplayScheduler: Sendable {
         ownedGroup?.cancelPending()
         ownedGroup?.invalidate()
         animator?.invalidate()
+        imageAnimations?.invalidate()
         releases?.drain()
         releases?.invalidate()
     }

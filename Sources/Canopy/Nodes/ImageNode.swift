@@ -66,6 +66,13 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
         /// Another node of the same file whose decode this one draws from (weak: the partner
         /// is usually a sibling, owned by the same parent).
         weak var decodeSharedWith: ImageNode?
+        /// Whether an animated file plays while the node is visible.
+        var animatesImage = true
+        /// Whether this node's animation holds its current frame.
+        var animatedImagePaused = false
+        /// How the frames of the node's animated file are drawn, from the last landed display
+        /// (nil for a still image, or a display into a rasterizing ancestor).
+        var animationPlan: AnimationPlan?
         /// Tests: called on the decoding thread before a file is decoded.
         var decodeObserver: (@Sendable (_ path: String, _ fitting: CGSize?, _ crop: ImageDecoder.Crop?) -> Void)?
     }
@@ -226,6 +233,73 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
         set { update(\.drawsErrorState, newValue) }
     }
 
+    // MARK: Animation
+
+    /// Whether an animated GIF or WebP plays while the node is in the visible range (the
+    /// default), or shows its first frame only. Frames are decoded on the display workers at the
+    /// size the node shows them, a frame or two ahead, and changed by the frame loop
+    /// (`ImageAnimations`); leaving the visible range stops the animation and releases its
+    /// decoder and frames, and coming back starts it from the first frame. The node must draw
+    /// into its own layer: inside a subtree that an ancestor rasterizes into one bitmap, a file
+    /// shows its first frame. Any thread.
+    public var animatesImage: Bool {
+        get { settings.withLock { $0.animatesImage } }
+        set {
+            guard update(\.animatesImage, newValue) else { return }
+            if !newValue { stopAnimationFromAnyThread() }
+        }
+    }
+
+    /// Holds this node's animation on its current frame (Texture's `animatedImagePaused`); false
+    /// resumes it with the next frame. `ImageAnimations.isPaused` holds every node's. Any thread.
+    public var animatedImagePaused: Bool {
+        get { settings.withLock { $0.animatedImagePaused } }
+        set {
+            settings.withLock { $0.animatedImagePaused = newValue }
+            DisplayScheduler.shared.runLoop?.setNeedsFrame()
+        }
+    }
+
+    /// How the node's animation is drawn, once a display found its file animated. Any thread.
+    var animationPlan: AnimationPlan? { settings.withLock { $0.animationPlan } }
+
+    /// Plays the animation when the node becomes visible. Call super.
+    @MainActor
+    open override func didEnterVisibleState() {
+        super.didEnterVisibleState()
+        startAnimationIfNeeded()
+    }
+
+    /// Stops the animation (its decoder and frames are released). Call super.
+    @MainActor
+    open override func didExitVisibleState() {
+        super.didExitVisibleState()
+        DisplayScheduler.shared.imageAnimations?.stop(self)
+    }
+
+    /// Plays the node's animation if it has one, should play and is visible (main thread).
+    @MainActor
+    private func startAnimationIfNeeded() {
+        guard let animations = DisplayScheduler.shared.imageAnimations else { return }
+        let plan = settings.withLock { $0.animatesImage ? $0.animationPlan : nil }
+        if let plan, interfaceState.contains(.visible) {
+            animations.play(self, plan: plan)
+        } else {
+            animations.stop(self)
+        }
+    }
+
+    private func stopAnimationFromAnyThread() {
+        if Thread.isMainThread {
+            MainActor.assumeIsolated { DisplayScheduler.shared.imageAnimations?.stop(self) }
+        } else {
+            DisplayScheduler.shared.runLoop?.perform { [weak self] in
+                guard let self else { return }
+                DisplayScheduler.shared.imageAnimations?.stop(self)
+            }
+        }
+    }
+
     /// Tests: called on the thread that decodes, just before a file is decoded (or taken from
     /// the cache), with the target pixel size and the crop asked for (nil: the whole file).
     var decodeObserver: (@Sendable (_ path: String, _ fitting: CGSize?, _ crop: ImageDecoder.Crop?) -> Void)? {
@@ -233,13 +307,15 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
         set { settings.withLock { $0.decodeObserver = newValue } }
     }
 
-    private func update<Value: Equatable>(_ keyPath: WritableKeyPath<Settings, Value>, _ value: Value) {
+    @discardableResult
+    private func update<Value: Equatable>(_ keyPath: WritableKeyPath<Settings, Value>, _ value: Value) -> Bool {
         let changed = settings.withLock { settings -> Bool in
             guard settings[keyPath: keyPath] != value else { return false }
             settings[keyPath: keyPath] = value
             return true
         }
         if changed { setNeedsDisplay() }
+        return changed
     }
 
     // MARK: What the last display found
@@ -279,12 +355,12 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
     /// box where the worker reports what it found. Main thread.
     @MainActor
     open func drawParameters() -> Parameters {
-        snapshot(isDisplay: true)
+        snapshot(isDisplay: true, fill: opaqueFill)
     }
 
     /// The parameters of a display of the current bounds; a display's (`isDisplay`) also
     /// becomes the one whose outcome `didDisplay` publishes. Any thread.
-    private func snapshot(isDisplay: Bool) -> Parameters {
+    private func snapshot(isDisplay: Bool, fill: Color? = nil) -> Parameters {
         let outcome = DisplayOutcome()
         let size = bounds.size
         let label = Tracer.shared.isRecording ? traceLabel : nil
@@ -298,7 +374,8 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
                 cropRect: settings.cropRect, forceUpscaling: settings.forceUpscaling,
                 modification: settings.imageModificationBlock, cache: settings.imageCache,
                 fonts: settings.fonts, drawsErrorState: settings.drawsErrorState, outcome: outcome,
-                sharedDecode: sharedDecode, decodeObserver: settings.decodeObserver, traceLabel: label)
+                sharedDecode: sharedDecode, decodeObserver: settings.decodeObserver, traceLabel: label,
+                animates: settings.animatesImage, fill: fill)
         }
     }
 
@@ -328,7 +405,8 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
             Parameters(
                 source: .file(path), boundsSize: boundsSize, contentMode: contentMode, cropRect: cropRect,
                 forceUpscaling: false, modification: nil, cache: cache, fonts: .shared, drawsErrorState: false,
-                outcome: DisplayOutcome(), sharedDecode: nil, decodeObserver: nil, traceLabel: nil),
+                outcome: DisplayOutcome(), sharedDecode: nil, decodeObserver: nil, traceLabel: nil,
+                animates: false, fill: nil),
             scale: scale)
     }
 
@@ -362,7 +440,10 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
             guard let outcome = settings.pendingOutcome?.value else { return }
             settings.lastError = outcome.error
             settings.imageScaleFactor = outcome.scaleFactor
+            settings.animationPlan = outcome.animation
         }
+        // A new first frame landed: the animation (if any) starts over from it.
+        startAnimationIfNeeded()
     }
 
     /// The node's bitmap: the image decoded, scaled and placed, at the pixel size the bounds need
@@ -390,19 +471,43 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
             return context.makeBitmap()
         case .image(let prepared):
             let backing = prepared.backingPixelSize(boundsPixels: boundsPixels, forceUpscaling: p.forceUpscaling)
-            let sx = CGFloat(backing.width) / size.width, sy = CGFloat(backing.height) / size.height
-            let context = GraphicsContext(pixelWidth: backing.width, pixelHeight: backing.height, scale: sx)
-            if sy != sx { context.scaleBy(x: 1, y: sy / sx) }
-            prepared.draw(in: context, size: size)
-            guard !isCancelled() else { return nil }
-            var result: Bitmap? = context.makeBitmap()
-            if let modification = p.modification, let drawn = result {
-                result = Tracer.shared.measure("modify \(p.label)", category: "image") { modification(drawn, isCancelled) }
+            guard
+                let result = drawPlaced(
+                    prepared, backing: backing, size: size, modification: p.modification, label: p.label,
+                    isCancelled: isCancelled)
+            else { return nil }
+            // An animated file's later frames are drawn the same way, into a bitmap of this size.
+            let animation = prepared.animation.flatMap { source -> AnimationPlan? in
+                guard p.animates else { return nil }
+                return AnimationPlan(
+                    path: source.path, boundsSize: size, scale: scale, geometry: prepared.geometry,
+                    sourcePixels: prepared.sourcePixels, decodeTarget: source.decodeTarget,
+                    backingWidth: backing.width, backingHeight: backing.height, modification: p.modification,
+                    fill: p.fill, label: p.label)
             }
-            guard !isCancelled() else { return nil }
-            p.outcome.value = .init(error: nil, scaleFactor: prepared.scaleFactor)
+            p.outcome.value = .init(error: nil, scaleFactor: prepared.scaleFactor, animation: animation)
             return result
         }
+    }
+
+    /// Draws a prepared image into a bitmap of `backing` pixels over bounds of `size` points, then
+    /// runs the modification block on it; nil when cancelled (or the block says so). Worker thread.
+    static func drawPlaced(
+        _ prepared: PreparedImage, backing: (width: Int, height: Int), size: CGSize,
+        modification: (@Sendable (Bitmap, _ isCancelled: @Sendable () -> Bool) -> Bitmap?)?, label: String,
+        isCancelled: @Sendable () -> Bool
+    ) -> Bitmap? {
+        let sx = CGFloat(backing.width) / size.width, sy = CGFloat(backing.height) / size.height
+        let context = GraphicsContext(pixelWidth: backing.width, pixelHeight: backing.height, scale: sx)
+        if sy != sx { context.scaleBy(x: 1, y: sy / sx) }
+        prepared.draw(in: context, size: size)
+        guard !isCancelled() else { return nil }
+        var result: Bitmap? = context.makeBitmap()
+        if let modification, let drawn = result {
+            result = Tracer.shared.measure("modify \(label)", category: "image") { modification(drawn, isCancelled) }
+        }
+        guard !isCancelled() else { return nil }
+        return result
     }
 
     /// Draws the image into a context of the bounds (a rasterizing ancestor's, translated to this
@@ -461,6 +566,10 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
         let decodeObserver: (@Sendable (_ path: String, _ fitting: CGSize?, _ crop: ImageDecoder.Crop?) -> Void)?
         /// The node's name in a trace, when one was recording at the snapshot.
         let traceLabel: String?
+        /// Whether an animated file should play (`animatesImage`).
+        let animates: Bool
+        /// An opaque node's fill, which its frames are flattened over as its displays are.
+        let fill: Color?
 
         var label: String { traceLabel ?? "ImageNode" }
     }
@@ -496,6 +605,8 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
         struct Value: Sendable {
             var error: ImageError?
             var scaleFactor: CGFloat?
+            /// How the file's later frames are drawn, when it is animated and should play.
+            var animation: AnimationPlan?
         }
         private let storage = Mutex<Value?>(nil)
         var value: Value? {
@@ -522,13 +633,20 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
         let scale: CGFloat
         /// Where `bitmap` is drawn: the whole image's rect, or the decoded crop's.
         let drawRect: CGRect
+        /// For an animated file: its path and the size its frames are decoded to (whole, never
+        /// a crop or another node's decode).
+        let animation: (path: String, decodeTarget: CGSize)?
 
-        init(bitmap: Bitmap, sourcePixels: CGSize, geometry: ImageGeometry, scale: CGFloat, drawRect: CGRect? = nil) {
+        init(
+            bitmap: Bitmap, sourcePixels: CGSize, geometry: ImageGeometry, scale: CGFloat, drawRect: CGRect? = nil,
+            animation: (path: String, decodeTarget: CGSize)? = nil
+        ) {
             self.bitmap = bitmap
             self.sourcePixels = sourcePixels
             self.geometry = geometry
             self.scale = scale
             self.drawRect = drawRect ?? geometry.imageRect
+            self.animation = animation
         }
 
         /// The pixels of the image the node holds (the decoded bitmap) over the screen pixels it
@@ -611,10 +729,14 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
                 return .failure(error)
             }
             guard !isCancelled() else { return .cancelled }
+            let animates =
+                header.isAnimated && p.animates
+                && header.width * header.height <= AnimationDecoder.maximumCanvasPixels
             return .image(
                 PreparedImage(
                     bitmap: bitmap, sourcePixels: sourcePixels, geometry: geometry, scale: scale,
-                    drawRect: visible?.rect))
+                    drawRect: visible?.rect,
+                    animation: animates ? (path, geometry.decodeTarget(boundsSize: size, scale: scale)) : nil))
         }
     }
 

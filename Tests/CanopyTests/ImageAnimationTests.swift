@@ -1,0 +1,251 @@
+import CanopyTestSupport
+import Foundation
+import XCTest
+@testable import Canopy
+
+/// Animated images in image nodes: they play while the node is visible, each frame at its time by
+/// the frame loop's clock (a clock the test moves, so times are checked exactly), a frame or two
+/// decoded ahead and no more; they stop and let go of their decoder outside the visible range,
+/// hold still when paused, and keep their first frame where they cannot play.
+final class ImageAnimationTests: XCTestCase {
+    /// Red 0.1 s, green 0.2 s, blue 0.15 s.
+    private static let colours: [[UInt8]] = [[255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255]]
+    private static let durations: [TimeInterval] = [0.1, 0.2, 0.15]
+
+    private var scratch: URL!
+
+    override func setUpWithError() throws {
+        try MainActor.assumeIsolated { try GraphicsLibrary.initialize() }
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ImageAnimationTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        MainActor.assumeIsolated { DisplayScheduler.shared.uninstall() }
+        if let scratch { try? FileManager.default.removeItem(at: scratch) }
+    }
+
+    private func writeAnimation(_ name: String, format: AnimationWriter.Format, loops: Int) throws -> String {
+        let frames = Self.colours.map {
+            Bitmap(
+                width: 40, height: 30,
+                fill: Color(red: CGFloat($0[0]) / 255, green: CGFloat($0[1]) / 255, blue: CGFloat($0[2]) / 255))
+        }
+        let path = scratch.appendingPathComponent(name).path
+        try AnimationWriter.write(frames, durations: Self.durations, loops: loops, format: format, to: path)
+        return path
+    }
+
+    private static func colour(_ bitmap: Bitmap?) -> [UInt8] {
+        guard let bitmap else { return [] }
+        let p = bitmap.pixel(x: bitmap.width / 2, y: bitmap.height / 2)
+        return [p.r, p.g, p.b, p.a]
+    }
+
+    private static let visible: InterfaceState = [.preload, .display, .visible]
+
+    /// A node of `path`, 40 x 30, loaded on `loop`'s scheduler, its first display landed.
+    @MainActor
+    private static func displayedNode(_ path: String, loop: FrameLoop, configure: (ImageNode) -> Void = { _ in }) -> ImageNode {
+        let node = ImageNode()
+        node.imagePath = path
+        node.frame = CGRect(x: 0, y: 0, width: 40, height: 30)
+        configure(node)
+        let layer = node.layer
+        TestLoop.turn(loop) { layer.contents != nil }
+        return node
+    }
+
+    /// Turns `loop` until `node`'s player has made the frames it makes ahead (or stopped).
+    @MainActor
+    private static func turnUntilFramesAreReady(_ loop: FrameLoop, _ animations: ImageAnimations, _ node: ImageNode) {
+        TestLoop.turn(
+            loop,
+            until: {
+                guard let player = animations.player(of: node) else { return true }
+                return player.readyCount == AnimationPlayer.framesAhead
+            }, "the frames ahead were never made")
+    }
+
+    // MARK: Playing by time
+
+    func testAGIFAndAWebPPlayEachFrameAtItsTimeForThePlaysTheFileAsks() throws {
+        for (name, format) in [("three.gif", AnimationWriter.Format.gif), ("three.webp", .webp(quality: 100))] {
+            let path = try writeAnimation(name, format: format, loops: 2)
+            try MainActor.assumeIsolated {
+                let (loop, _) = TestLoop.make()
+                defer { DisplayScheduler.shared.uninstall() }
+                let animations = try XCTUnwrap(DisplayScheduler.shared.imageAnimations)
+                var now: TimeInterval = 1000
+                animations.clock = { now }
+                let node = Self.displayedNode(path, loop: loop)
+                let layer = node.layer
+                XCTAssertEqual(Self.colour(layer.contents), Self.colours[0], "\(name): the display shows the first frame")
+                XCTAssertNotNil(node.animationPlan, name)
+                XCTAssertEqual(animations.playingCount, 0, "\(name): not visible, not playing")
+
+                node.recursivelySetInterfaceState(Self.visible)
+                XCTAssertEqual(animations.playingCount, 1, name)
+                let displayed = layer.contents
+                // The player's first frame replaces the display's as soon as it is made.
+                TestLoop.turn(loop, until: { layer.contents !== displayed }, "\(name): the animation never started")
+                var shown = 1
+                var start = now
+                for play in 0..<2 {
+                    for index in 0..<3 {
+                        if play == 0 && index == 0 { continue }  // shown above
+                        let previous = (index + 2) % 3
+                        let due = start + Self.durations[previous]
+                        Self.turnUntilFramesAreReady(loop, animations, node)
+                        // Just before its time the frame before holds; at its time this one shows.
+                        now = due - 0.001
+                        for _ in 0..<3 { loop.runTurn() }
+                        XCTAssertEqual(
+                            Self.colour(layer.contents), Self.colours[previous], "\(name) play \(play) before frame \(index)")
+                        now = due
+                        loop.runTurn()
+                        XCTAssertEqual(Self.colour(layer.contents), Self.colours[index], "\(name) play \(play) frame \(index)")
+                        shown += 1
+                        start = due
+                        if let player = animations.player(of: node) {
+                            XCTAssertLessThanOrEqual(
+                                player.framesDecoded, shown + AnimationPlayer.framesAhead,
+                                "\(name): frames are made just ahead of their time")
+                        }
+                    }
+                }
+                // Two plays done: it ends on the last frame and lets go of the decoder.
+                XCTAssertEqual(animations.playingCount, 0, name)
+                now += 10
+                for _ in 0..<5 { loop.runTurn() }
+                XCTAssertEqual(Self.colour(layer.contents), Self.colours[2], name)
+                XCTAssertEqual(animations.framesShown, 6, name)
+            }
+        }
+    }
+
+    // MARK: The visible range
+
+    func testLeavingTheVisibleRangeStopsAndReleasesTheAnimationAndComingBackStartsIt() throws {
+        let path = try writeAnimation("forever.gif", format: .gif, loops: 0)
+        try MainActor.assumeIsolated {
+            let (loop, _) = TestLoop.make()
+            let animations = try XCTUnwrap(DisplayScheduler.shared.imageAnimations)
+            var now: TimeInterval = 0
+            animations.clock = { now }
+            let node = Self.displayedNode(path, loop: loop)
+            let layer = node.layer
+            node.recursivelySetInterfaceState(Self.visible)
+            let displayed = layer.contents
+            TestLoop.turn(loop) { layer.contents !== displayed }
+            Self.turnUntilFramesAreReady(loop, animations, node)
+            now = 0.1
+            loop.runTurn()
+            XCTAssertEqual(Self.colour(layer.contents), Self.colours[1])
+            let player = try XCTUnwrap(animations.player(of: node))
+
+            node.recursivelySetInterfaceState([.preload, .display])
+            XCTAssertEqual(animations.playingCount, 0)
+            XCTAssertTrue(player.isStopped)
+            XCTAssertEqual(player.readyCount, 0, "its frames are released")
+            let held = layer.contents
+            now = 100
+            for _ in 0..<10 { loop.runTurn() }
+            XCTAssertTrue(layer.contents === held, "an animation out of sight does not change")
+
+            node.recursivelySetInterfaceState(Self.visible)
+            TestLoop.turn(loop) { layer.contents !== held }
+            XCTAssertEqual(Self.colour(layer.contents), Self.colours[0], "it starts over from the first frame")
+        }
+    }
+
+    // MARK: Pausing
+
+    func testPausingHoldsEveryAnimationAndAnimatedImagePausedHoldsOne() throws {
+        let path = try writeAnimation("paused.webp", format: .webp(quality: 100), loops: 0)
+        try MainActor.assumeIsolated {
+            let (loop, _) = TestLoop.make()
+            let animations = try XCTUnwrap(DisplayScheduler.shared.imageAnimations)
+            var now: TimeInterval = 0
+            animations.clock = { now }
+            let first = Self.displayedNode(path, loop: loop)
+            let second = Self.displayedNode(path, loop: loop)
+            for node in [first, second] {
+                let displayed = node.layer.contents
+                node.recursivelySetInterfaceState(Self.visible)
+                TestLoop.turn(loop) { node.layer.contents !== displayed }
+            }
+            Self.turnUntilFramesAreReady(loop, animations, first)
+            Self.turnUntilFramesAreReady(loop, animations, second)
+
+            animations.isPaused = true
+            now = 5
+            for _ in 0..<10 { loop.runTurn() }
+            XCTAssertEqual(Self.colour(first.layer.contents), Self.colours[0])
+            XCTAssertEqual(Self.colour(second.layer.contents), Self.colours[0])
+
+            // Resumed: the next frame shows at once, then each at its time again.
+            animations.isPaused = false
+            first.animatedImagePaused = true
+            loop.runTurn()
+            XCTAssertEqual(Self.colour(first.layer.contents), Self.colours[0], "held by its own pause")
+            XCTAssertEqual(Self.colour(second.layer.contents), Self.colours[1])
+            Self.turnUntilFramesAreReady(loop, animations, second)
+            now = 5.2
+            loop.runTurn()
+            XCTAssertEqual(Self.colour(second.layer.contents), Self.colours[2])
+            XCTAssertEqual(Self.colour(first.layer.contents), Self.colours[0])
+        }
+    }
+
+    // MARK: Where an animation cannot or should not play
+
+    func testAnAnimationInARasterizedSubtreeOrWithAnimatesImageOffShowsItsFirstFrame() throws {
+        let path = try writeAnimation("still.gif", format: .gif, loops: 0)
+        try MainActor.assumeIsolated {
+            let (loop, _) = TestLoop.make()
+            let animations = try XCTUnwrap(DisplayScheduler.shared.imageAnimations)
+            let off = Self.displayedNode(path, loop: loop) { $0.animatesImage = false }
+            off.recursivelySetInterfaceState(Self.visible)
+            XCTAssertNil(off.animationPlan)
+            XCTAssertEqual(animations.playingCount, 0)
+
+            let parent = DisplayNode()
+            parent.rasterizesSubtree = true
+            parent.frame = CGRect(x: 0, y: 0, width: 40, height: 30)
+            let child = ImageNode()
+            child.imagePath = path
+            child.frame = parent.frame
+            parent.addSubnode(child)
+            let layer = parent.layer
+            TestLoop.turn(loop) { layer.contents != nil }
+            parent.recursivelySetInterfaceState(Self.visible)
+            XCTAssertNil(child.animationPlan, "drawn into its ancestor's bitmap, it has no layer to change")
+            XCTAssertEqual(animations.playingCount, 0)
+            XCTAssertEqual(Self.colour(layer.contents), Self.colours[0])
+        }
+    }
+
+    func testANodeThatDisplaysOnTheMainThreadPlaysToo() throws {
+        let path = try writeAnimation("main.gif", format: .gif, loops: 1)
+        try MainActor.assumeIsolated {
+            let (loop, _) = TestLoop.make()
+            let animations = try XCTUnwrap(DisplayScheduler.shared.imageAnimations)
+            var now: TimeInterval = 0
+            animations.clock = { now }
+            let node = Self.displayedNode(path, loop: loop) { $0.displaysAsynchronously = false }
+            let layer = node.layer
+            node.recursivelySetInterfaceState(Self.visible)
+            var seen: [[UInt8]] = [Self.colour(layer.contents)]
+            TestLoop.turn(
+                loop,
+                until: {
+                    now += 0.05
+                    let colour = Self.colour(layer.contents)
+                    if colour != seen.last { seen.append(colour) }
+                    return animations.playingCount == 0
+                }, "the animation never ended")
+            XCTAssertEqual(seen, Self.colours, "every frame once, then it holds the last")
+        }
+    }
+}
