@@ -2,8 +2,11 @@
 // and the benchmarks' folders of animations.
 #include "internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gif_lib.h>
 #include <webp/encode.h>
@@ -70,8 +73,15 @@ int ccodecs_gif_write_animation(const char *path, const uint8_t *const *frames, 
         return -1;
     }
     int code = 0;
-    GifFileType *gif = EGifOpenFileName(path, false, &code);
+    // giflib's own EGifOpenFileName makes the file 0600: a photo is 0666 less the umask.
+    int descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (descriptor < 0) {
+        ccodecs_set_error(error, CCODECS_UNREADABLE, "%s", strerror(errno));
+        return -1;
+    }
+    GifFileType *gif = EGifOpenFileHandle(descriptor, &code);  // closes the descriptor when closed
     if (gif == NULL) {
+        close(descriptor);
         ccodecs_set_error(error, CCODECS_UNREADABLE, "GIF: %s", GifErrorString(code));
         return -1;
     }

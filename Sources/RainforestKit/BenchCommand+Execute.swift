@@ -10,6 +10,19 @@ extension BenchCommand {
 
     @MainActor
     func execute() throws {
+        if let folder = makeAnimationFolder {
+            let resources: Resources
+            do {
+                resources = try Resources.locate(override: collection.resources)
+            } catch {
+                throw UserFacingError(message: error.message)
+            }
+            let url = URL(fileURLWithPath: folder)
+            print("bench: making \(photos) animations (\(AnimationFolder.width) x \(AnimationFolder.height)) in \(url.path)")
+            let made = try AnimationFolder.make(in: url, count: photos, resources: resources)
+            print("bench: made \(made), kept \(photos - made)")
+            return
+        }
         if let folder = makeCameraFolder {
             let resources: Resources
             do {
@@ -39,6 +52,9 @@ extension BenchCommand {
         var report = BenchReport(environment: .init(cores: ProcessInfo.processInfo.activeProcessorCount))
         if scenario.contains(.camera) {
             try runCamera(options: options, content: content, into: &report)
+        }
+        if scenario.contains(.animation) {
+            try runAnimation(options: options, content: content, into: &report)
         }
         if scenario.contains(.startup) {
             print(

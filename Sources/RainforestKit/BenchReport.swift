@@ -165,6 +165,8 @@ struct BenchReport: Codable, Sendable {
     var instructions: [InstructionBenchmark.Count]?
     /// A folder of camera photos on first and second launch, when that scenario ran.
     var camera: CameraFigures?
+    /// A folder of animations held still, playing and paused, when that scenario ran.
+    var animation: AnimationFigures?
 
     /// The main-thread mode's figures over the async mode's at one speed.
     struct Comparison: Codable, Sendable, Equatable {
@@ -268,7 +270,7 @@ struct BenchReport: Codable, Sendable {
     enum CodingKeys: String, CodingKey {
         case environment, runs, floor, startup, graphics, layout, display, comparison, instructions
         case graphicsRatios = "graphics_ratios"
-        case camera
+        case camera, animation
     }
 
     /// The table printed after a run: one row per run, columns right-aligned.

@@ -111,13 +111,13 @@ struct BenchCommand: ParsableCommand {
     /// core, the card's layout on one core, the main thread's cost of landing a card and the
     /// display workers.
     enum Scenario: String, CaseIterable, Sendable {
-        case scrolling, compositor, startup, graphics, layout, display, instructions, camera
+        case scrolling, compositor, startup, graphics, layout, display, instructions, camera, animation
 
         static func parseList(_ text: String) throws -> [Scenario] {
             let names = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
             let all =
                 names.contains("all")
-                ? Scenario.allCases.filter { $0 != .camera }  // camera needs a folder of its own
+                ? Scenario.allCases.filter { $0 != .camera && $0 != .animation }  // they need folders of their own
                 : try names.map { name in
                     guard let scenario = Scenario(rawValue: name) else {
                         throw ValidationError(
@@ -132,7 +132,7 @@ struct BenchCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "What to measure, comma-separated: scrolling, compositor, startup, graphics, layout, display, instructions (under valgrind), or all; camera (with --images: a folder of camera photos, first launch and second beside the bundled cards).",
+            "What to measure, comma-separated: scrolling, compositor, startup, graphics, layout, display, instructions (under valgrind), or all; camera (with --images: a folder of camera photos, first launch and second beside the bundled cards); animation (with --images: a folder of animations held still, playing and paused).",
             valueName: "LIST"),
         transform: Scenario.parseList)
     var scenario: [Scenario] = [.scrolling]
@@ -173,7 +173,13 @@ struct BenchCommand: ParsableCommand {
             valueName: "DIR"))
     var makeCameraFolder: String?
 
-    @Option(help: ArgumentHelp("How many photos --make-camera-folder makes.", valueName: "N"))
+    @Option(
+        help: ArgumentHelp(
+            "Make a folder of animations (480 x 320, 12 frames of a pan across a bundled photo, GIF and WebP in turn) at DIR for --scenario animation, and stop; files already there are kept.",
+            valueName: "DIR"))
+    var makeAnimationFolder: String?
+
+    @Option(help: ArgumentHelp("How many files --make-camera-folder or --make-animation-folder makes.", valueName: "N"))
     var photos: Int = 500
 
     @Option(help: ArgumentHelp("Fail (status 1) when an async run completes fewer than N displays.", valueName: "N"))
@@ -199,6 +205,11 @@ struct BenchCommand: ParsableCommand {
         if scenario.contains(.camera), collection.images == nil {
             throw ValidationError(
                 "--scenario camera measures a folder: give it with --images DIR (bench --make-camera-folder DIR makes one)")
+        }
+        if scenario.contains(.animation), collection.images == nil {
+            throw ValidationError(
+                "--scenario animation measures a folder: give it with --images DIR (bench --make-animation-folder DIR makes one)"
+            )
         }
         if let workload, workload != Self.firstScreenWorkload, InstructionBenchmark.Workload(rawValue: workload) == nil {
             let names = InstructionBenchmark.Workload.allCases.map(\.rawValue) + [Self.firstScreenWorkload]
