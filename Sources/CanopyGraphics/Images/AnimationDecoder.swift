@@ -69,14 +69,17 @@ public final class AnimationDecoder: Sendable {
         self.init(pointer: pointer, info: info, path: path, format: header.format, orientation: header.orientation)
     }
 
-    /// An animation from a file's bytes (copied), for the fuzzers: no orientation is read.
-    public convenience init(bytes: [UInt8], path: String = "memory") throws(ImageError) {
+    /// An animation from a file's bytes (copied), for the fuzzers: no orientation is read, and
+    /// the canvas may be held to a smaller `maximumPixels`.
+    public convenience init(
+        bytes: [UInt8], path: String = "memory", maximumPixels: Int = maximumCanvasPixels
+    ) throws(ImageError) {
         var error = ccodecs_error()
         var info = ccodecs_animation_info()
         let format: ImageFormat = bytes.starts(with: Array("GIF".utf8)) ? .gif : .webp
         guard
             let pointer = bytes.withUnsafeBufferPointer({ buffer in
-                ccodecs_animation_open_memory(buffer.baseAddress, buffer.count, Int64(Self.maximumCanvasPixels), &info, &error)
+                ccodecs_animation_open_memory(buffer.baseAddress, buffer.count, Int64(maximumPixels), &info, &error)
             })
         else { throw Self.failure(error, path: path, format: format, width: 0, height: 0) }
         self.init(pointer: pointer, info: info, path: path, format: format, orientation: .up)
