@@ -23,6 +23,10 @@ protocol CardProvider: AnyObject, Sendable {
     /// at a time.
     func load(upTo count: Int) -> Int
 
+    /// How many cards are ready now, without reading anything (a folder's first files may have
+    /// been read ahead, on another thread, with the first screen's photos).
+    var readyCount: Int { get }
+
     /// Card `index`, which `initialCount` or `load` made ready.
     func item(at index: Int) -> CardItem
 
@@ -51,6 +55,7 @@ final class DeckCards: CardProvider {
     func initialCount(pageSize: Int) -> Int { min(deck.itemCount, max(1, pageSize)) }
     var totalCount: Int? { deck.itemCount }
     func load(upTo count: Int) -> Int { min(deck.itemCount, max(0, count)) }
+    var readyCount: Int { deck.itemCount }
 
     func item(at index: Int) -> CardItem {
         let entry = deck.entry(at: index)

@@ -174,7 +174,12 @@ final class CardSource: CollectionDataSource, CollectionDelegate {
         let number = state.withLock { s -> Int in
             s.fetches += 1; return s.fetches
         }
-        let ready = provider.load(upTo: state.withLock { $0.loaded } + pageSize)
+        // Cards made ready already (a folder's first files, read ahead with the first screen's
+        // photos while the window was made) come at once, so the first screen does not wait for
+        // a page of headers; only past them does a fetch read.
+        let loaded = state.withLock { $0.loaded }
+        let already = min(provider.readyCount, loaded + pageSize)
+        let ready = already > loaded ? already : provider.load(upTo: loaded + pageSize)
         DisplayScheduler.shared.runLoop?.perform { [self] in
             // A source replaced meanwhile (files dropped on the window) keeps out of the new one's way.
             guard !context.batchFetchingWasCancelled, state.withLock({ $0.fetches }) == number,

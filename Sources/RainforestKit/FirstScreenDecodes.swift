@@ -127,7 +127,8 @@ enum FirstScreenDecodes {
     ) -> Handle {
         if provider.initialCount(pageSize: pageSize) == 0 {
             // A folder: nothing is known before its first files are read, which the decoding
-            // thread does first (the viewer reads them again in its first batch fetch).
+            // thread does first (the viewer's first batch fetch takes them, when it is given the
+            // same provider).
             let handle = Handle(indices: [])
             if size.width > 0, size.height > 0 {
                 handle.run([], reading: (provider, pageSize, size), scale: scale, cache: cache)

@@ -103,6 +103,8 @@ final class ImageFolder: CardProvider {
 
     func item(at index: Int) -> CardItem { state.withLock { $0.items[index] } }
 
+    var readyCount: Int { state.withLock { $0.items.count } }
+
     var noun: String { "files" }
     var place: String? { url.lastPathComponent }
     var problem: String? { state.withLock { $0.problem } }

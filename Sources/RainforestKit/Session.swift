@@ -111,6 +111,9 @@ struct Session {
             content = try Content.load(collection)
         }
         let size = collection.size ?? Self.defaultSize
+        // One provider for the decodes ahead and the viewer: a folder's first files, read on the
+        // decoding thread, are then the viewer's first batch, with no page of headers to wait for.
+        let provider = content.makeProvider()
         // The first screen's photos decode on the idle core while the window is made (the
         // decoders need the graphics library first; the application reports its failure).
         if decodesAhead, (try? GraphicsLibrary.initialize()) != nil,
@@ -118,7 +121,7 @@ struct Session {
                 headless: headless, rendering: rendering, environment: ProcessInfo.processInfo.environment)
         {
             firstScreenDecodes = FirstScreenDecodes.start(
-                provider: content.makeProvider(), pageSize: collection.pageSize, size: size.cgSize, scale: scale)
+                provider: provider, pageSize: collection.pageSize, size: size.cgSize, scale: scale)
         } else {
             firstScreenDecodes = nil
         }
@@ -133,7 +136,7 @@ struct Session {
             throw UserFacingError(message: error.message, status: 1)
         }
         viewer = Viewer(
-            app: app, provider: content.makeProvider(), pageSize: collection.pageSize,
+            app: app, provider: provider, pageSize: collection.pageSize,
             favouritesStore: favourites)
         viewer.sharesThumbnails = collection.thumbnails
     }

@@ -140,4 +140,31 @@ final class FirstScreenDecodesTests: XCTestCase {
         }
         XCTAssertEqual(cache.statistics.misses, handle.indices.count, "and found in the cache by the cards")
     }
+
+    func testTheFirstBatchFetchShowsTheFilesReadAheadWithoutReadingAPage() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rainforest-first-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let photo = TestResources.images.appendingPathComponent("jaguar.webp")
+        let files = FirstScreenDecodes.limit * 2 + 8
+        for index in 0..<files {
+            try FileManager.default.copyItem(at: photo, to: folder.appendingPathComponent(String(format: "%03d.webp", index)))
+        }
+        try MainActor.assumeIsolated {
+            let options = try CollectionOptions.parse(["--images", folder.path, "--size", "700x600", "--no-thumbnails"])
+            let session = try Session(collection: options, headless: true)
+            defer { session.app.close() }
+            let app = session.app, viewer = session.viewer
+            app.showsFPS = false
+            // The decoding thread reads the folder's first files (as many as the first screen
+            // could need) before the first batch fetch, which then takes them as they are.
+            try XCTUnwrap(session.firstScreenDecodes).wait()
+            TestApplication.turn(app) { viewer.isSettled }
+            XCTAssertEqual(viewer.itemCount, FirstScreenDecodes.limit * 2, "the files read ahead, not a page of 500")
+            XCTAssertEqual(viewer.source.totalCount, files)
+            // Scrolling to their end reads the rest as a page.
+            viewer.scroll(to: 1_000_000)
+            TestApplication.turn(app) { viewer.itemCount == files }
+        }
+    }
 }

@@ -183,11 +183,14 @@ final class ImagesFolderTests: XCTestCase {
             defer { session.app.close() }
             let app = session.app, viewer = session.viewer, source = viewer.source
             app.showsFPS = false
-            // Nothing read on the main thread at start: the first batch fetch lists the folder.
+            // Nothing read on the main thread at start: the first screen's decoding thread lists
+            // the folder and reads its first page (here two files), which the first batch fetch
+            // then shows; until the listing, the title and the status line say so.
             XCTAssertEqual(source.loadedCount, 0)
-            XCTAssertNil(source.totalCount)
-            XCTAssertEqual(source.statusLine, "My photos: listing…")
-            XCTAssertEqual(source.titleSummary, "My photos - listing")
+            if source.totalCount == nil {
+                XCTAssertEqual(source.statusLine, "My photos: listing…")
+                XCTAssertEqual(source.titleSummary, "My photos - listing")
+            }
 
             // One column, 300 pt high: the first page (two cards) reaches past the viewport
             // and its end is more than two screens down, so no more is fetched until we scroll.
