@@ -60,6 +60,11 @@ static uint8_t *read_whole_file(const char *path, size_t *size, ccodecs_error *e
         return NULL;
     }
     size_t wanted = (size_t)status.st_size;
+    if (wanted > CCODECS_ANIMATION_FILE_MAXIMUM) {
+        fclose(file);
+        ccodecs_set_error(error, CCODECS_TOO_LARGE, "an animation file of %zu MB", wanted >> 20);
+        return NULL;
+    }
     uint8_t *data = malloc(wanted > 0 ? wanted : 1);
     if (data == NULL) {
         fclose(file);
@@ -210,8 +215,13 @@ static int gif_draw(struct ccodecs_animation *animation, int disposal, int trans
         return -1;
     }
     int frame_width = image->Width, frame_height = image->Height;
-    if (frame_width <= 0 || frame_height <= 0 || frame_width > 65535 || frame_height > 65535) {
-        ccodecs_set_error(error, CCODECS_CORRUPT, "a GIF frame of %d x %d", frame_width, frame_height);
+    // A frame may reach past the screen, but one far larger than it would be decoded (all its
+    // LZW data) for nothing: refused.
+    long long screen = (long long)animation->width * animation->height;
+    if (frame_width <= 0 || frame_height <= 0 || frame_width > 65535 || frame_height > 65535 ||
+        (long long)frame_width * frame_height > 4 * screen + 65536) {
+        ccodecs_set_error(error, CCODECS_CORRUPT, "a GIF frame of %d x %d on a screen of %d x %d", frame_width,
+                          frame_height, animation->width, animation->height);
         return -1;
     }
     // The part of the frame on the canvas (a frame may reach past the logical screen).

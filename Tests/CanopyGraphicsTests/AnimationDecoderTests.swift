@@ -84,6 +84,20 @@ final class AnimationDecoderTests: XCTestCase {
             let decoder = try AnimationDecoder(contentsOf: try write(name, format: format, loops: loops))
             XCTAssertEqual(decoder.loopCount, loops, name)
         }
+        // By hand, as the GIF convention goes: the NETSCAPE2.0 count is the plays after the first.
+        func gif(netscape repeats: Int?) -> [UInt8] {
+            var bytes: [UInt8] = Array("GIF89a".utf8) + [1, 0, 1, 0, 0x00, 0x00, 0x00]
+            if let repeats {
+                bytes += [0x21, 0xFF, 11] + Array("NETSCAPE2.0".utf8) + [3, 1, UInt8(repeats & 0xFF), UInt8(repeats >> 8), 0]
+            }
+            for _ in 0..<2 {
+                bytes += [0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0x80, 0, 0, 0, 255, 255, 255, 0x02, 0x02, 0x44, 0x01, 0x00]
+            }
+            return bytes + [0x3B]
+        }
+        XCTAssertEqual(try AnimationDecoder(bytes: gif(netscape: nil)).loopCount, 1, "no extension: once")
+        XCTAssertEqual(try AnimationDecoder(bytes: gif(netscape: 0)).loopCount, 0, "0: forever")
+        XCTAssertEqual(try AnimationDecoder(bytes: gif(netscape: 2)).loopCount, 3, "2 more after the first")
     }
 
     // MARK: Compositing
@@ -185,6 +199,21 @@ final class AnimationDecoderTests: XCTestCase {
             guard case .tooLarge(_, 65535, 65535, AnimationDecoder.maximumCanvasPixels) = error as? ImageError else {
                 return XCTFail("expected tooLarge, got \(error)")
             }
+        }
+    }
+
+    func testAFrameFarLargerThanItsScreenIsRefusedUndecoded() throws {
+        // A 1 x 1 screen, then two images of 4000 x 4000 (16 MP of LZW data to read for nothing).
+        var bytes: [UInt8] = Array("GIF89a".utf8) + [1, 0, 1, 0, 0x00, 0x00, 0x00]
+        for _ in 0..<2 {
+            bytes += [0x2C, 0, 0, 0, 0, 0xA0, 0x0F, 0xA0, 0x0F, 0x80, 0, 0, 0, 255, 255, 255, 0x02, 0x02, 0x44, 0x01, 0x00]
+        }
+        bytes.append(0x3B)
+        let decoder = try AnimationDecoder(bytes: bytes)
+        XCTAssertEqual([decoder.width, decoder.height, decoder.frameCount], [1, 1, 2])
+        XCTAssertThrowsError(try decoder.nextFrame(fitting: nil)) { error in
+            guard case .corrupt(_, let reason) = error as? ImageError, reason.contains("4000 x 4000 on a screen of 1 x 1")
+            else { return XCTFail("expected a refused frame, got \(error)") }
         }
     }
 

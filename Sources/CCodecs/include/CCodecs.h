@@ -252,6 +252,9 @@ void ccodecs_heif_close(ccodecs_heif *heif);
 
 typedef struct ccodecs_animation ccodecs_animation;
 
+/// The largest animation file opened (it is read into memory whole): 256 MiB.
+#define CCODECS_ANIMATION_FILE_MAXIMUM ((size_t)256 << 20)
+
 typedef struct {
     /// The canvas (a GIF's logical screen, a WebP's canvas) in pixels.
     int width;
@@ -265,8 +268,10 @@ typedef struct {
 } ccodecs_animation_info;
 
 /// Opens an animated (or still) GIF or WebP, read into memory whole, and reads its description
-/// (not its frames). A canvas of more than `max_pixels` is CCODECS_TOO_LARGE. Returns NULL and
-/// fills `error` on failure.
+/// (not its frames). A canvas of more than `max_pixels`, or a file over
+/// CCODECS_ANIMATION_FILE_MAXIMUM, is CCODECS_TOO_LARGE; a GIF frame of more than four times its
+/// screen's pixels fails as CCODECS_CORRUPT when it comes. Returns NULL and fills `error` on
+/// failure.
 ccodecs_animation *ccodecs_animation_open(const char *path, long long max_pixels, ccodecs_animation_info *info,
                                           ccodecs_error *error);
 
@@ -328,6 +333,15 @@ int ccodecs_bmp_check(const char *path, ccodecs_error *error);
 /// TIFF data alone, or with that prefix). 1 (stored order) when the data holds no valid tag,
 /// is damaged or is larger than CCODECS_EXIF_MAXIMUM. Any thread.
 int ccodecs_exif_orientation(const uint8_t *data, size_t size);
+
+/// The thumbnail embedded in EXIF data (IFD1, as cameras and phones write one: a JPEG of about
+/// 160 x 120), copied into memory the caller releases with `ccodecs_free`. Returns 0 and sets
+/// `*thumbnail` and `*thumbnail_size`, or -1 when there is none (or the data is damaged). Any
+/// thread.
+int ccodecs_exif_thumbnail(const uint8_t *data, size_t size, uint8_t **thumbnail, size_t *thumbnail_size);
+
+/// Releases memory CCodecs allocated for the caller. Accepts NULL.
+void ccodecs_free(void *pointer);
 
 // MARK: Colour
 

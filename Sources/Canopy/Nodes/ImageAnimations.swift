@@ -61,6 +61,9 @@ final class AnimationPlayer: Sendable {
         var isDecoding = false
         /// Why the animation cannot go on (it then holds its last frame).
         var failure: ImageError?
+        /// Set when the file holds a single frame after all (a GIF cut inside its second image,
+        /// a WebP animation of one frame): nothing to play.
+        var isStill = false
         /// Set when the main thread found no frame ready at its time: the next frame made wakes
         /// the frame loop (frames made ahead otherwise wait for their time, no turn of their own).
         var isAwaited = true
@@ -83,6 +86,9 @@ final class AnimationPlayer: Sendable {
 
     /// Why the animation stopped on its own, if it did.
     var failure: ImageError? { state.withLock { $0.failure } }
+
+    /// Whether there is nothing more to play: a failure, or a file of one frame.
+    var hasEnded: Bool { state.withLock { $0.failure != nil || $0.isStill } }
 
     var isStopped: Bool { stopped.load(ordering: .acquiring) }
 
@@ -139,7 +145,8 @@ final class AnimationPlayer: Sendable {
     private func claimDecoding() -> Bool {
         guard !isStopped else { return false }
         return state.withLock { state in
-            guard !state.isDecoding, state.failure == nil, state.ready.count < Self.framesAhead else { return false }
+            guard !state.isDecoding, state.failure == nil, !state.isStill, state.ready.count < Self.framesAhead
+            else { return false }
             state.isDecoding = true
             return true
         }
@@ -163,8 +170,16 @@ final class AnimationPlayer: Sendable {
         if decoder == nil {
             do throws(ImageError) {
                 let opened = try AnimationDecoder(contentsOf: plan.path)
+                guard opened.frameCount > 1 else {
+                    return state.withLock { state in
+                        state.isDecoding = false
+                        state.isStill = true
+                        return (false, true)
+                    }
+                }
                 decoder = opened
-                state.withLock { $0.decoder = opened }
+                // Kept only while the player plays: one stopped meanwhile lets it go with this job.
+                state.withLock { if !isCancelled() { $0.decoder = opened } }
             } catch {
                 return finish(error)
             }
@@ -180,7 +195,10 @@ final class AnimationPlayer: Sendable {
         } catch {
             return finish(error)
         }
-        guard let bitmap = plan.draw(frame.bitmap, isCancelled: isCancelled) else { return finish() }
+        guard let bitmap = plan.draw(frame.bitmap, isCancelled: isCancelled) else {
+            // Not cancelled: the modification block gave nothing, and would for every frame.
+            return finish(isCancelled() ? nil : .unsupported(path: plan.path, reason: "the image modification gave no frame"))
+        }
         decoded.add(1, ordering: .relaxed)
         let ready = Frame(
             bitmap: bitmap, index: frame.index, duration: frame.duration,
@@ -242,6 +260,11 @@ public final class ImageAnimations {
         let player: AnimationPlayer
         /// When the frame on screen is over (nil: show the next frame as soon as it is ready).
         var due: TimeInterval?
+        /// When the animation started: the display's first frame is on screen from then.
+        var startedAt: TimeInterval
+        /// Whether the player's own first frame has been taken: the display showed it already,
+        /// so it only starts the clock for the second.
+        var hasTakenFirst = false
         /// Plays completed.
         var plays = 0
         /// Whether the node's or everyone's pause held it at the last turn.
@@ -269,11 +292,12 @@ public final class ImageAnimations {
         entries.removeAll()
     }
 
-    /// Plays `node`'s animation from its first frame (replacing one it had).
+    /// Plays `node`'s animation from its first frame, which its display shows (replacing one it
+    /// had): the second frame comes after the first's duration.
     func play(_ node: ImageNode, plan: AnimationPlan) {
         stop(node)
         let player = AnimationPlayer(plan: plan)
-        entries[ObjectIdentifier(node)] = Entry(node: node, player: player)
+        entries[ObjectIdentifier(node)] = Entry(node: node, player: player, startedAt: clock?() ?? MonotonicClock.now())
         request(player, for: node)
         runLoop.setNeedsFrame()
     }
@@ -312,44 +336,63 @@ public final class ImageAnimations {
                 entry.wasPaused = false
                 entry.due = nil
             }
-            if let due = entry.due, time < due {
-                request(entry.player, for: node)
-                nextDue = min(nextDue ?? due, due)
+            switch advance(&entry, node: node, layer: layer, at: time) {
+            case .remove:
+                entries.removeValue(forKey: key)?.player.stop()
+            case .keep(let due):
+                if let due { nextDue = min(nextDue ?? due, due) }
                 entries[key] = entry
-                continue
             }
-            guard let frame = entry.player.takeFrame() else {
-                if entry.player.failure != nil {
-                    // It holds the frame on screen; the node's next display starts it over.
-                    entries.removeValue(forKey: key)?.player.stop()
-                } else {
-                    // A worker asks for a turn when the frame is ready; a frame made here now
-                    // shows at the next turn.
-                    request(entry.player, for: node)
-                    if !node.displaysAsynchronously { runLoop.setNeedsFrame() }
-                    entries[key] = entry
-                }
-                continue
-            }
-            layer.contents = frame.bitmap
-            framesShown += 1
-            // On time (or under a frame late), the next frame's time counts from this one's, so
-            // the cadence holds; later than that, from now.
-            let shownAt = entry.due.map { time - $0 < frame.duration ? $0 : time } ?? time
-            entry.due = shownAt + frame.duration
-            if frame.isLast {
-                entry.plays += 1
-                if frame.loopCount > 0 && entry.plays >= frame.loopCount {
-                    entries.removeValue(forKey: key)?.player.stop()
-                    continue
-                }
-            }
-            request(entry.player, for: node)
-            nextDue = min(nextDue ?? entry.due!, entry.due!)
-            entries[key] = entry
         }
         if let nextDue { runLoop.setNeedsFrame(at: nextDue) }
         ticks += 1
         tickSeconds += MonotonicClock.now() - start
+    }
+
+    /// What a turn did with an animation: keep it (its next frame's time, if known), or end it.
+    private enum Step {
+        case keep(due: TimeInterval?)
+        case remove
+    }
+
+    /// Shows `entry`'s next frame if its time has come at `time` and it is ready.
+    private func advance(_ entry: inout Entry, node: ImageNode, layer: Layer, at time: TimeInterval) -> Step {
+        // At most two rounds: the player's first frame, which the display showed already, only
+        // sets the time of the second, which may then be due in the same turn.
+        while true {
+            if let due = entry.due, time < due {
+                request(entry.player, for: node)
+                return .keep(due: due)
+            }
+            guard let frame = entry.player.takeFrame() else {
+                // Ended: it holds the frame on screen; the node's next display starts it over.
+                if entry.player.hasEnded { return .remove }
+                // A worker asks for a turn when the frame is ready; a frame made here now shows
+                // at the next turn.
+                request(entry.player, for: node)
+                if !node.displaysAsynchronously { runLoop.setNeedsFrame() }
+                return .keep(due: nil)
+            }
+            let shownFirst = !entry.hasTakenFirst && frame.index == 0
+            let shownAt: TimeInterval
+            if shownFirst {
+                // The display put this frame on screen when the animation started.
+                entry.hasTakenFirst = true
+                shownAt = entry.startedAt
+            } else {
+                layer.contents = frame.bitmap
+                framesShown += 1
+                // On time (or under a frame late), the next frame's time counts from this one's,
+                // so the cadence holds; later than that, from now.
+                shownAt = entry.due.map { time - $0 < frame.duration ? $0 : time } ?? time
+            }
+            entry.due = shownAt + frame.duration
+            if frame.isLast {
+                entry.plays += 1
+                if frame.loopCount > 0 && entry.plays >= frame.loopCount { return .remove }
+            }
+            request(entry.player, for: node)
+            if !shownFirst { return .keep(due: entry.due) }
+        }
     }
 }

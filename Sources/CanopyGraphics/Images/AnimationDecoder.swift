@@ -56,15 +56,20 @@ public final class AnimationDecoder: Sendable {
         try self.init(contentsOf: path, header: try ImageHeader.read(contentsOf: path))
     }
 
-    /// The animation at `path` whose header is `header` (its orientation is the frames').
-    convenience init(contentsOf path: String, header: ImageHeader) throws(ImageError) {
+    /// The animation at `path` whose header is `header` (its orientation is the frames'), its
+    /// canvas held to `maximumPixels`.
+    convenience init(
+        contentsOf path: String, header: ImageHeader, maximumPixels: Int = maximumCanvasPixels
+    ) throws(ImageError) {
         guard header.format == .gif || header.format == .webp else {
             throw .unsupported(path: path, reason: "\(header.format.displayName) holds no animation")
         }
         var error = ccodecs_error()
         var info = ccodecs_animation_info()
-        guard let pointer = ccodecs_animation_open(path, Int64(Self.maximumCanvasPixels), &info, &error) else {
-            throw Self.failure(error, path: path, format: header.format, width: header.storedWidth, height: header.storedHeight)
+        guard let pointer = ccodecs_animation_open(path, Int64(maximumPixels), &info, &error) else {
+            throw Self.failure(
+                error, path: path, format: header.format, width: header.storedWidth, height: header.storedHeight,
+                limit: maximumPixels)
         }
         self.init(pointer: pointer, info: info, path: path, format: header.format, orientation: header.orientation)
     }
@@ -81,7 +86,7 @@ public final class AnimationDecoder: Sendable {
             let pointer = bytes.withUnsafeBufferPointer({ buffer in
                 ccodecs_animation_open_memory(buffer.baseAddress, buffer.count, Int64(maximumPixels), &info, &error)
             })
-        else { throw Self.failure(error, path: path, format: format, width: 0, height: 0) }
+        else { throw Self.failure(error, path: path, format: format, width: 0, height: 0, limit: maximumPixels) }
         self.init(pointer: pointer, info: info, path: path, format: format, orientation: .up)
     }
 
@@ -138,10 +143,12 @@ public final class AnimationDecoder: Sendable {
         return frame
     }
 
-    private static func failure(_ error: ccodecs_error, path: String, format: ImageFormat, width: Int, height: Int) -> ImageError
-    {
+    private static func failure(
+        _ error: ccodecs_error, path: String, format: ImageFormat, width: Int, height: Int,
+        limit: Int = maximumCanvasPixels
+    ) -> ImageError {
         if UInt32(bitPattern: error.status) == CCODECS_TOO_LARGE.rawValue {
-            return .tooLarge(path: path, width: width, height: height, limit: maximumCanvasPixels)
+            return .tooLarge(path: path, width: width, height: height, limit: limit)
         }
         return ImageDecoder.failure(error, path: path, format: format, width: width, height: height)
     }

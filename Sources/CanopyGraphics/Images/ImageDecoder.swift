@@ -430,8 +430,9 @@ public enum ImageDecoder {
         // In stored order: `decode` turns the result.
         var stored = header
         stored.orientation = .up
-        let animation = try AnimationDecoder(contentsOf: path, header: stored)
-        try checkWholeImage(path: path, width: animation.width, height: animation.height)
+        // Shown still, it is held to the whole-image decoders' limit, not the animations' smaller one.
+        try checkWholeImage(path: path, width: header.width, height: header.height)
+        let animation = try AnimationDecoder(contentsOf: path, header: stored, maximumPixels: maximumWholeImagePixels)
         let frame = try animation.nextFrame(fitting: nil, isCancelled: isCancelled).bitmap
         let crop = try resolve(requestedCrop, path: path, width: frame.width, height: frame.height)
         let size = fittedPixelSize(width: crop.width, height: crop.height, fitting: target)
