@@ -1,6 +1,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <string.h>
 #include <fcntl.h>
@@ -76,3 +77,5 @@ int ccodecs_md5(const void *data, size_t size, uint8_t digest[16]) {
     unsigned int length = 0;
     return EVP_Digest(data, size, digest, &length, EVP_md5(), NULL) == 1 && length == 16 ? 0 : -1;
 }
+
+void ccodecs_free(void *pointer) { free(pointer); }

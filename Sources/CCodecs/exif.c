@@ -1,4 +1,4 @@
-// EXIF metadata through libexif: the orientation tag (and, later, what else the viewer reads).
+// EXIF metadata through libexif: the orientation tag and the embedded thumbnail.
 #include "internal.h"
 
 #include <stdlib.h>
@@ -52,4 +52,22 @@ int ccodecs_exif_orientation(const uint8_t *data, size_t size) {
     }
     exif_data_unref(exif);
     return orientation;
+}
+
+int ccodecs_exif_thumbnail(const uint8_t *data, size_t size, uint8_t **thumbnail, size_t *thumbnail_size) {
+    ExifData *exif = load(data, size);
+    if (exif == NULL) return -1;
+    int result = -1;
+    // libexif keeps IFD1's JPEGInterchangeFormat bytes as `data`: a JPEG of its own.
+    if (exif->data != NULL && exif->size >= 4 && exif->data[0] == 0xFF && exif->data[1] == 0xD8) {
+        uint8_t *copy = malloc(exif->size);
+        if (copy != NULL) {
+            memcpy(copy, exif->data, exif->size);
+            *thumbnail = copy;
+            *thumbnail_size = exif->size;
+            result = 0;
+        }
+    }
+    exif_data_unref(exif);
+    return result;
 }

@@ -10,6 +10,9 @@ struct CameraFigures: Codable, Sendable, Equatable {
     var bundledFirstScreenMs: [Double]
     var firstLaunchFirstScreenMs: [Double]
     var secondLaunchFirstScreenMs: [Double]
+    /// The folder on first launch to every visible photo from its file (the first screen shows
+    /// the files' embedded thumbnails first).
+    var firstLaunchPhotosMs: [Double] = []
     /// Scrolling the folder, first launch then second, at each speed.
     var scrolls: [Scroll]
 
@@ -31,6 +34,7 @@ struct CameraFigures: Codable, Sendable, Equatable {
         case bundledFirstScreenMs = "bundled_first_screen_ms"
         case firstLaunchFirstScreenMs = "first_launch_first_screen_ms"
         case secondLaunchFirstScreenMs = "second_launch_first_screen_ms"
+        case firstLaunchPhotosMs = "first_launch_photos_ms"
         case scrolls
     }
 }
@@ -68,6 +72,7 @@ extension BenchCommand {
                     arguments: cameraArguments, run: round, environment: [Content.thumbnailsVariable: thumbnailsRoot.path])
                 if launch == 1 {
                     figures.firstLaunchFirstScreenMs.append(phases.firstScreenMs)
+                    figures.firstLaunchPhotosMs.append(phases.photosMs)
                 } else {
                     figures.secondLaunchFirstScreenMs.append(phases.firstScreenMs)
                 }
@@ -84,6 +89,10 @@ extension BenchCommand {
                 [
                     "folder, first launch", summary(figures.firstLaunchFirstScreenMs),
                     String(format: "%.2f", figures.firstLaunchFirstScreenMs.median / bundled),
+                ],
+                [
+                    "folder, first launch, photos from the files", summary(figures.firstLaunchPhotosMs),
+                    String(format: "%.2f", figures.firstLaunchPhotosMs.median / bundled),
                 ],
                 [
                     "folder, second launch", summary(figures.secondLaunchFirstScreenMs),

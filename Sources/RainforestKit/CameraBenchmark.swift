@@ -8,7 +8,7 @@ import Synchronization
 /// makes it, `bench --scenario camera --images DIR` measures it.
 ///
 /// The photos are what a phone or a camera writes: 4032 x 3024 baseline JPEGs (12 megapixels,
-/// quality 90) with an EXIF segment, made from the bundled photos (cropped to 4:3, enlarged)
+/// quality 90) with an EXIF segment carrying a 160 x 120 thumbnail, made from the bundled photos (cropped to 4:3, enlarged)
 /// with grain of their own, so that no two files are alike and each compresses as a real
 /// photo does (2 to 4 MB).
 enum CameraFolder {
@@ -48,9 +48,21 @@ enum CameraFolder {
         DispatchQueue.concurrentPerform(iterations: missing.count) { step in
             let index = missing[step]
             let pixels = photo(from: sources[index % sources.count], seed: UInt64(index + 1))
-            let exif = exifSegment()
             var error = ccodecs_error()
             let path = folder.appendingPathComponent(name(index)).path
+            // The thumbnail a camera embeds (160 x 120), written beside first, then read in.
+            let small = Resampler.resize(
+                Bitmap(width: width, height: height, isOpaque: true, pixels: pixels),
+                toPixelWidth: thumbnailWidth, pixelHeight: thumbnailHeight)
+            let thumbnailPath = folder.appendingPathComponent(".\(name(index)).thumbnail").path
+            let written = small.pixels.withUnsafeBufferPointer { p in
+                ccodecs_jpeg_write(
+                    thumbnailPath, p.baseAddress, Int32(thumbnailWidth), Int32(thumbnailHeight), small.bytesPerRow, 80,
+                    nil, 0, &error)
+            }
+            let thumbnail = written == 0 ? (try? Data(contentsOf: URL(fileURLWithPath: thumbnailPath))).map { [UInt8]($0) } : nil
+            unlink(thumbnailPath)
+            let exif = exifSegment(thumbnail: thumbnail ?? [])
             // Written beside, then renamed: an interrupted run leaves no half photo to be kept.
             let partial = folder.appendingPathComponent(".\(name(index)).partial").path
             let status = pixels.withUnsafeBufferPointer { p in
@@ -109,19 +121,34 @@ enum CameraFolder {
         return output
     }
 
+    /// The size of the thumbnail embedded in each photo's EXIF data, as cameras write it.
+    static let thumbnailWidth = 160
+    static let thumbnailHeight = 120
+
     /// An APP1 EXIF payload as a camera writes one (little-endian TIFF): the make, the model and
-    /// the orientation (1: as stored).
-    static func exifSegment() -> [UInt8] {
+    /// the orientation (1: as stored) in IFD0; with a `thumbnail` (JPEG bytes), IFD1 giving it
+    /// (compression 6, its offset and length), the thumbnail after.
+    static func exifSegment(thumbnail: [UInt8] = []) -> [UInt8] {
         func u16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
         func u32(_ v: Int) -> [UInt8] { u16(v & 0xFFFF) + u16(v >> 16) }
         let make = Array("Rainforest\0".utf8), model = Array("Bench camera\0".utf8)
         let entries = 3, ifdSize = 2 + entries * 12 + 4
         let makeOffset = 8 + ifdSize, modelOffset = makeOffset + make.count
+        // IFD1 (three entries) after IFD0's strings, then the thumbnail.
+        let ifd1Offset = modelOffset + model.count, ifd1Size = 2 + 3 * 12 + 4
+        let thumbnailOffset = ifd1Offset + ifd1Size
         var tiff: [UInt8] = [0x49, 0x49] + u16(42) + u32(8) + u16(entries)
         tiff += u16(0x010F) + u16(2) + u32(make.count) + u32(makeOffset)  // Make, ASCII
         tiff += u16(0x0110) + u16(2) + u32(model.count) + u32(modelOffset)  // Model, ASCII
         tiff += u16(0x0112) + u16(3) + u32(1) + u16(1) + u16(0)  // Orientation, SHORT: 1
-        tiff += u32(0) + make + model
+        tiff += u32(thumbnail.isEmpty ? 0 : ifd1Offset) + make + model
+        if !thumbnail.isEmpty {
+            tiff += u16(3)
+            tiff += u16(0x0103) + u16(3) + u32(1) + u16(6) + u16(0)  // Compression, SHORT: 6 (JPEG)
+            tiff += u16(0x0201) + u16(4) + u32(1) + u32(thumbnailOffset)  // JPEGInterchangeFormat
+            tiff += u16(0x0202) + u16(4) + u32(1) + u32(thumbnail.count)  // JPEGInterchangeFormatLength
+            tiff += u32(0) + thumbnail
+        }
         return Array("Exif".utf8) + [0, 0] + tiff
     }
 }

@@ -18,6 +18,9 @@ import Foundation
 /// - the favourite `ButtonNode` (a heart, 24 pt) at the photo's top right, whose tappable area
 ///   `hitTestSlop` grows by 16 pt on each side; a click toggles it and tells `favouriteDidChange`.
 ///
+/// A camera photo not decoded yet shows the thumbnail its EXIF data carries first, photo and
+/// blurred background (`showsEmbeddedThumbnailFirst`), then the photo decoded.
+///
 /// Until it has displayed, the card shows the tutorial's placeholder, grey 0.85 with a leaf
 /// centred, then fades in over 0.6 s. Built, configured and laid out on any thread (the
 /// collection does it on a display worker).
@@ -71,6 +74,9 @@ final class CardNode: CellNode, @unchecked Sendable {
         background.decodeSharedWith = photo
         // Still behind an animated photo: a blur of every frame would cost far more than it shows.
         background.animatesImage = false
+        // A camera photo not decoded yet shows its embedded thumbnail first, sharp enough under
+        // a blur of 30 points; the photo follows when decoded.
+        background.showsEmbeddedThumbnailFirst = true
         background.imageModificationBlock = { image, isCancelled in
             ImageEffects.blur(
                 image, radius: CardArtist.blurRadius, tintColor: CardArtist.blurTint,
@@ -122,6 +128,7 @@ final class CardNode: CellNode, @unchecked Sendable {
     static func configurePhoto(_ node: ImageNode, imagePath: String, photoSize: CGSize?) {
         node.name = "photo"
         node.imagePath = imagePath
+        node.showsEmbeddedThumbnailFirst = true
         node.contentMode = photoContentMode(photoSize: photoSize)
         // A huge photo (still under the pixel limit) decodes in the long lane, one at a time.
         if let photoSize { node.expectsLongDisplay = photoSize.width * photoSize.height > CGFloat(ImageDecoder.longDecodePixels) }
@@ -129,9 +136,17 @@ final class CardNode: CellNode, @unchecked Sendable {
 
     /// Decodes the photo of a card of `entry` into `cache` as the card's display at `scale` will
     /// ask for it (its photo, and its background, which draws from the photo's decode), without
-    /// making the card or any node. Any thread but the main one (it blocks while decoding).
+    /// making the card or any node; except a camera photo whose display shows its embedded
+    /// thumbnail first (`ImageNode.showsEmbeddedThumbnail`): its decode would only hold a core
+    /// that the first screen's cards need, and they show in a millisecond without it. Any
+    /// thread but the main one (it blocks while decoding).
     static func preloadPhoto(entry: CardDeck.Entry, imagePath: String, scale: CGFloat, cache: ImageCache = .shared) {
         let photoSize = try? entry.imageSize.get()
+        guard
+            !ImageNode.showsEmbeddedThumbnail(
+                contentsOf: imagePath, boundsSize: CardLayout.photoAreaSize(photoSize: photoSize),
+                contentMode: photoContentMode(photoSize: photoSize), scale: scale, cache: cache)
+        else { return }
         ImageNode.preload(
             contentsOf: imagePath, boundsSize: CardLayout.photoAreaSize(photoSize: photoSize),
             contentMode: photoContentMode(photoSize: photoSize), scale: scale, cache: cache)

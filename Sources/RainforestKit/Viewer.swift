@@ -108,6 +108,16 @@ final class Viewer {
             }
     }
 
+    /// Whether every visible card is displayed and shows its photo from the file (or a desktop
+    /// thumbnail), not the thumbnail the file embeds (`showsEmbeddedThumbnailFirst`).
+    var isDisplayCompleteFromFiles: Bool {
+        isDisplayComplete
+            && visibleIndices.allSatisfy { index in
+                guard let card = card(at: index) else { return false }
+                return !card.photo.isShowingEmbeddedThumbnail && !card.background.isShowingEmbeddedThumbnail
+            }
+    }
+
     /// Jumps to an offset (clamped), with no animation.
     func scroll(to offset: CGFloat) {
         collection.layoutIfNeeded()

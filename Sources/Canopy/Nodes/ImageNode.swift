@@ -1,5 +1,6 @@
-// One file (about 730 lines) on purpose: the node's options and the worker's work from its
-// snapshot (decode, crop, place, modify, the error state) read the same private Parameters.
+// One file (about 900 lines) on purpose: the node's options and the worker's work from its
+// snapshot (decode, crop, place, modify, the error state, an animation's plan) read the same
+// private Parameters and settings. The animations' playing is ImageAnimations.swift's.
 import Foundation
 import Synchronization
 
@@ -66,6 +67,10 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
         /// Another node of the same file whose decode this one draws from (weak: the partner
         /// is usually a sibling, owned by the same parent).
         weak var decodeSharedWith: ImageNode?
+        /// Whether a large JPEG shows its embedded thumbnail while the photo decodes.
+        var showsEmbeddedThumbnailFirst = false
+        /// Whether the last landed display showed such a thumbnail: the next one decodes the file.
+        var previewLanded = false
         /// Whether an animated file plays while the node is visible.
         var animatesImage = true
         /// Whether this node's animation holds its current frame.
@@ -233,6 +238,29 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
         set { update(\.drawsErrorState, newValue) }
     }
 
+    /// Whether a large JPEG (`ImageDecoder.previewPixels` and more) whose decode is not cached
+    /// yet is first shown from the thumbnail its EXIF data carries (`ImageCache.preview`), then
+    /// displayed again from the file (Texture's multiplex image node: a quick image first, the
+    /// best one when it is ready). The thumbnail is small (about 160 x 120) and enlarged, so
+    /// meant for a quick first look, or for an image shown softened. Default false. Any thread.
+    public var showsEmbeddedThumbnailFirst: Bool {
+        get { settings.withLock { $0.showsEmbeddedThumbnailFirst } }
+        set { update(\.showsEmbeddedThumbnailFirst, newValue) }
+    }
+
+    /// Whether the node shows its file's embedded thumbnail now, its own display of the file to
+    /// come (`showsEmbeddedThumbnailFirst`). Set on the main thread when a display lands; any
+    /// thread may read it.
+    public var isShowingEmbeddedThumbnail: Bool { settings.withLock { $0.previewLanded } }
+
+    /// Leaving the display range lets a later display start from the embedded thumbnail again
+    /// (when the file's decode has left the cache meanwhile). Call super.
+    @MainActor
+    open override func didExitDisplayState() {
+        super.didExitDisplayState()
+        settings.withLock { $0.previewLanded = false }
+    }
+
     // MARK: Animation
 
     /// Whether an animated GIF or WebP plays while the node is in the visible range (the
@@ -375,7 +403,8 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
                 modification: settings.imageModificationBlock, cache: settings.imageCache,
                 fonts: settings.fonts, drawsErrorState: settings.drawsErrorState, outcome: outcome,
                 sharedDecode: sharedDecode, decodeObserver: settings.decodeObserver, traceLabel: label,
-                animates: settings.animatesImage, fill: fill)
+                animates: settings.animatesImage, fill: fill,
+                allowsPreview: isDisplay && settings.showsEmbeddedThumbnailFirst && !settings.previewLanded)
         }
     }
 
@@ -406,8 +435,28 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
                 source: .file(path), boundsSize: boundsSize, contentMode: contentMode, cropRect: cropRect,
                 forceUpscaling: false, modification: nil, cache: cache, fonts: .shared, drawsErrorState: false,
                 outcome: DisplayOutcome(), sharedDecode: nil, decodeObserver: nil, traceLabel: nil,
-                animates: false, fill: nil),
+                animates: false, fill: nil, allowsPreview: false),
             scale: scale)
+    }
+
+    /// Whether a display of the file at `path` in an image node of `boundsSize` points with
+    /// `contentMode` at `scale` would show the file's embedded thumbnail first, given
+    /// `showsEmbeddedThumbnailFirst` (a large JPEG carrying one, whose decode `cache` does not
+    /// hold and no desktop thumbnail covers: `ImageCache.preview`). Work ahead of the display
+    /// (`preload`) may then leave the file to it: the display shows the thumbnail at once, and
+    /// the decode comes after. Reads the file's segments, never its image data. Any thread.
+    public static func showsEmbeddedThumbnail(
+        contentsOf path: String, boundsSize: CGSize, contentMode: ContentMode, cropRect: CGRect = defaultCropRect,
+        scale: CGFloat, cache: ImageCache = .shared
+    ) -> Bool {
+        guard let header = try? ImageHeader.read(contentsOf: path),
+            let geometry = ImageGeometry(
+                imageSize: CGSize(width: header.width, height: header.height), boundsSize: boundsSize,
+                contentMode: contentMode, cropRect: cropRect, scale: scale),
+            geometry.visibleCrop(imageWidth: header.width, imageHeight: header.height, boundsSize: boundsSize) == nil
+        else { return false }
+        let target = geometry.decodeTarget(boundsSize: boundsSize, scale: scale)
+        return cache.preview(contentsOf: path, header: header, fitting: target) != nil
     }
 
     private static func preload(_ p: Parameters, scale: CGFloat) -> Bool {
@@ -437,11 +486,20 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
     open override func didDisplay() {
         super.didDisplay()
         settings.withLock { settings in
-            guard let outcome = settings.pendingOutcome?.value else { return }
+            guard let outcome = settings.pendingOutcome?.value else {
+                // Nothing drawn (no bounds, or the modification gave nothing): no frames to play.
+                settings.animationPlan = nil
+                settings.previewLanded = false
+                return
+            }
             settings.lastError = outcome.error
             settings.imageScaleFactor = outcome.scaleFactor
             settings.animationPlan = outcome.animation
+            settings.previewLanded = outcome.isPreview
         }
+        // The embedded thumbnail is up: now the file itself (through a rasterizing ancestor's
+        // display when the node draws into one).
+        if settings.withLock({ $0.previewLanded }) { setNeedsDisplay() }
         // A new first frame landed: the animation (if any) starts over from it.
         startAnimationIfNeeded()
     }
@@ -485,7 +543,9 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
                     backingWidth: backing.width, backingHeight: backing.height, modification: p.modification,
                     fill: p.fill, label: p.label)
             }
-            p.outcome.value = .init(error: nil, scaleFactor: prepared.scaleFactor, animation: animation)
+            p.outcome.value = .init(
+                error: nil, scaleFactor: prepared.scaleFactor, animation: prepared.isPreview ? nil : animation,
+                isPreview: prepared.isPreview)
             return result
         }
     }
@@ -528,7 +588,7 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
             p.outcome.value = .init(error: error, scaleFactor: nil)
         case .image(let prepared):
             // What the rasterizing ancestor's landing publishes (it calls didDisplay on its subtree).
-            p.outcome.value = .init(error: nil, scaleFactor: prepared.scaleFactor)
+            p.outcome.value = .init(error: nil, scaleFactor: prepared.scaleFactor, isPreview: prepared.isPreview)
             guard let modification = p.modification else {
                 prepared.draw(in: context, size: size)
                 return
@@ -570,6 +630,9 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
         let animates: Bool
         /// An opaque node's fill, which its frames are flattened over as its displays are.
         let fill: Color?
+        /// Whether this display may show the file's embedded thumbnail (`showsEmbeddedThumbnailFirst`,
+        /// and the last display did not).
+        let allowsPreview: Bool
 
         var label: String { traceLabel ?? "ImageNode" }
     }
@@ -607,6 +670,8 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
             var scaleFactor: CGFloat?
             /// How the file's later frames are drawn, when it is animated and should play.
             var animation: AnimationPlan?
+            /// Whether the display showed the file's embedded thumbnail, not the file.
+            var isPreview = false
         }
         private let storage = Mutex<Value?>(nil)
         var value: Value? {
@@ -636,6 +701,8 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
         /// For an animated file: its path and the size its frames are decoded to (whole, never
         /// a crop or another node's decode).
         let animation: (path: String, decodeTarget: CGSize)?
+        /// Whether `bitmap` is the file's embedded thumbnail, standing in for its decode.
+        var isPreview = false
 
         init(
             bitmap: Bitmap, sourcePixels: CGSize, geometry: ImageGeometry, scale: CGFloat, drawRect: CGRect? = nil,
@@ -713,6 +780,13 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
             let target =
                 shared ?? visible.map { CGSize(width: $0.rect.width * scale, height: $0.rect.height * scale) }
                 ?? geometry.decodeTarget(boundsSize: size, scale: scale)
+            // A large JPEG not decoded yet: its embedded thumbnail now, the file at the next display.
+            if p.allowsPreview, visible == nil, let preview = p.cache.preview(contentsOf: path, header: header, fitting: target) {
+                guard !isCancelled() else { return .cancelled }
+                var prepared = PreparedImage(bitmap: preview, sourcePixels: sourcePixels, geometry: geometry, scale: scale)
+                prepared.isPreview = true
+                return .image(prepared)
+            }
             p.decodeObserver?(path, target, visible?.crop)
             let bitmap: Bitmap
             do throws(ImageError) {

@@ -85,6 +85,25 @@ public final class ImageCache: Sendable {
         }
     }
 
+    /// A quick stand-in for a decode this cache does not hold yet: the embedded EXIF thumbnail of
+    /// a large JPEG (`ImageDecoder.embeddedThumbnail`: at least `ImageDecoder.previewPixels`),
+    /// to show while the photo itself decodes (the first image of Texture's multiplex image
+    /// node). Nil when the decode to cover `fitting` is cached already, when a desktop thumbnail
+    /// covers it (`thumbnails`: as quick and sharp), or when the file carries no usable
+    /// thumbnail. Reads the file's segments, never its image data. Any thread.
+    public func preview(contentsOf path: String, header: ImageHeader, fitting: CGSize) -> Bitmap? {
+        guard header.format == .jpeg, header.width * header.height >= ImageDecoder.previewPixels else { return nil }
+        let key = Key(path: path, fitting: fitting)
+        guard state.withLock({ $0.entries[key] == nil }) else { return nil }
+        if let thumbnails, let target = key.fitting {
+            let covering = ImageDecoder.fittedPixelSize(width: header.width, height: header.height, fitting: target)
+            if thumbnails.validThumbnail(forFile: path, width: header.width, height: header.height, covering: covering) != nil {
+                return nil
+            }
+        }
+        return ImageDecoder.embeddedThumbnail(contentsOf: path)
+    }
+
     /// Thumbnails to read and write for decodes to a target size (`Thumbnails.decode`); nil (the
     /// default) decodes the files themselves. Any thread.
     public var thumbnails: Thumbnails? {

@@ -74,6 +74,25 @@ public struct ImageHeader: Sendable, Equatable {
         return try parser.parse()
     }
 
+    /// The EXIF data of a JPEG file (its APP1 payload, "Exif\0\0" and the TIFF data), read as
+    /// the header is (its segments only, never the image data); nil for another format or a
+    /// JPEG without EXIF. Throws as `read(contentsOf:)` does.
+    public static func exifData(contentsOf path: String) throws(ImageError) -> [UInt8]? {
+        guard !path.utf8.contains(0) else { throw .fileMissing(path: path) }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == ENOENT { throw .fileMissing(path: path) }
+            throw .unreadable(path: path, reason: HeaderBytes.systemMessage(code))
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        var parser = HeaderParser(bytes: try HeaderBytes(descriptor: descriptor, path: path), path: path)
+        let header = try parser.parse()
+        return header.format == .jpeg ? parser.exifPayload : nil
+    }
+
     /// Reads it from bytes in memory (the first bytes of a file); `path` is for messages only.
     ///
     /// Never traps: every input either gives a header or throws.
@@ -179,6 +198,8 @@ private struct HeaderBytes {
 private struct HeaderParser {
     var bytes: HeaderBytes
     let path: String
+    /// The EXIF data the orientation was read from, once parsed.
+    var exifPayload: [UInt8]?
 
     private static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
     private static let jpegSignature: [UInt8] = [0xFF, 0xD8, 0xFF]
@@ -474,6 +495,7 @@ private struct HeaderParser {
     private mutating func exifOrientation(at offset: Int, count: Int) throws(ImageError) -> ImageOrientation {
         guard count > 0, count <= Int(CCODECS_EXIF_MAXIMUM), let data = try bytes.bytes(at: offset, count: count)
         else { return .up }
+        exifPayload = data
         let value = data.withUnsafeBufferPointer { ccodecs_exif_orientation($0.baseAddress, $0.count) }
         return ImageOrientation(exifValue: Int(value))
     }
