@@ -9,12 +9,12 @@ BIN := .build/release/rainforest
 # What the build, the tests and the headless renderer need from Debian: SDL2 and its image and
 # font libraries; the codecs (libjpeg-turbo, libpng, libwebp, giflib for animated GIFs, libheif
 # for HEIC and AVIF), EXIF (libexif), colour management (Little CMS), MD5 for thumbnails' names
-# (libssl), font fallback (fontconfig) and the fonts it falls back to; for the tests, libheif's
-# encoder, Ghostscript's ICC profiles, ImageMagick; Mesa, Xvfb and xdotool for windows; valgrind
-# for the bench.
+# (libssl), font fallback (fontconfig) and the fonts it falls back to, bidirectional text
+# (FriBiDi); for the tests, libheif's encoder, Ghostscript's ICC profiles, ImageMagick; Mesa,
+# Xvfb and xdotool for windows; valgrind for the bench.
 APT_PACKAGES := pkg-config libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev \
                 libjpeg62-turbo-dev libpng-dev libwebp-dev libgif-dev libheif-dev libexif-dev liblcms2-dev libssl-dev \
-                libfontconfig-dev fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji \
+                libfontconfig-dev libfribidi-dev fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji \
                 libheif-examples libgs-common \
                 libgl1-mesa-dri libegl-mesa0 xvfb xauth xdotool imagemagick \
                 valgrind binutils

@@ -23,6 +23,8 @@ let package = Package(
         .systemLibrary(name: "CSDL2TTF", pkgConfig: "SDL2_ttf", providers: [.apt(["libsdl2-ttf-dev"])]),
         // Font fallback: the system's font for a character the app's fonts lack.
         .systemLibrary(name: "CFontconfig", pkgConfig: "fontconfig", providers: [.apt(["libfontconfig-dev"])]),
+        // The Unicode Bidirectional Algorithm (GNU FriBiDi): where right-to-left and left-to-right text go in a line.
+        .systemLibrary(name: "CFriBidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
         // glibc's <malloc.h>: malloc_trim and mallopt for the memory trim, mallinfo2 and malloc_info
         // for the soak report (all through CanopyMemory).
         .systemLibrary(name: "CMalloc"),
@@ -37,7 +39,8 @@ let package = Package(
                 .linkedLibrary("crypto"),
             ]
         ),
-        .target(name: "CanopyGraphics", dependencies: ["CSDL2", "CSDL2Image", "CSDL2TTF", "CCodecs", "CFontconfig"]),
+        .target(
+            name: "CanopyGraphics", dependencies: ["CSDL2", "CSDL2Image", "CSDL2TTF", "CCodecs", "CFontconfig", "CFriBidi"]),
         .target(
             name: "Canopy",
             dependencies: [

@@ -309,6 +309,67 @@ final class TextLayoutTests: XCTestCase {
         XCTAssertEqual(latin.lines[0].origin.x, 0)
     }
 
+    // MARK: Bidirectional text (UAX #9 through FriBiDi)
+
+    /// The segments of a one-line layout in the order they are drawn, left to right.
+    private static func drawnOrder(_ text: String, style: ParagraphStyle? = nil) throws -> [TextLayout.Segment] {
+        let layout = try F.layout(F.plain(text, style: style), width: 2000)
+        XCTAssertEqual(layout.lineCount, 1)
+        return layout.lines[0].segments.sorted { $0.origin.x < $1.origin.x }
+    }
+
+    /// Where a segment holding `piece` is drawn, left to right among the segments.
+    private static func place(of piece: String, in segments: [TextLayout.Segment]) -> Int? {
+        segments.firstIndex { $0.text.contains(piece) }
+    }
+
+    func testNumbersInRightToLeftTextKeepTheirOrderAndTheWordsRunRightToLeft() throws {
+        // "shalom 123 olam": in a right-to-left paragraph, olam is leftmost, then 123 (read left to
+        // right), then shalom at the right.
+        let shalom = "\u{05E9}\u{05DC}\u{05D5}\u{05DD}", olam = "\u{05E2}\u{05D5}\u{05DC}\u{05DD}"
+        let segments = try Self.drawnOrder("\(shalom) 123 \(olam)")
+        let number = try XCTUnwrap(segments.first { $0.text.contains("123") })
+        XCTAssertFalse(number.isRightToLeft, "digits are shaped left to right, not as 321")
+        XCTAssertEqual(number.text.trimmingCharacters(in: .whitespaces), "123")
+        let order = [olam, "123", shalom].map { Self.place(of: $0, in: segments) }
+        XCTAssertEqual(order.compactMap { $0 }.count, 3)
+        XCTAssertEqual(order.compactMap { $0 }, order.compactMap { $0 }.sorted(), "\(segments.map(\.text))")
+        XCTAssertTrue(segments.filter { $0.text.contains(shalom) || $0.text.contains(olam) }.allSatisfy(\.isRightToLeft))
+    }
+
+    func testARightToLeftNameInLeftToRightTextStaysInPlaceWithItsPunctuation() throws {
+        // "photo of shalom.jpg (2)": a left-to-right paragraph; the Hebrew word alone runs right
+        // to left, the extension and the bracketed number after it.
+        let shalom = "\u{05E9}\u{05DC}\u{05D5}\u{05DD}"
+        let segments = try Self.drawnOrder("photo of \(shalom).jpg (2)")
+        let order = ["photo", shalom, ".", "jpg"].map { Self.place(of: $0, in: segments) }
+        XCTAssertEqual(order.compactMap { $0 }.count, 4, "\(segments.map(\.text))")
+        XCTAssertEqual(order.compactMap { $0 }, order.compactMap { $0 }.sorted(), "\(segments.map(\.text))")
+        XCTAssertEqual(segments.filter(\.isRightToLeft).map(\.text), [shalom])
+    }
+
+    func testBracketsAroundANumberInRightToLeftTextStayWithIt() throws {
+        // "shalom (2)": the pair belongs to the right-to-left run (drawn mirrored by HarfBuzz), the
+        // 2 inside is left to right, and all of it is left of the word.
+        let shalom = "\u{05E9}\u{05DC}\u{05D5}\u{05DD}"
+        let segments = try Self.drawnOrder("\(shalom) (2)")
+        let two = try XCTUnwrap(Self.place(of: "2", in: segments))
+        let word = try XCTUnwrap(Self.place(of: shalom, in: segments))
+        XCTAssertLessThan(two, word, "\(segments.map(\.text))")
+        XCTAssertFalse(segments[two].isRightToLeft)
+        let brackets = segments.filter { $0.text.contains("(") || $0.text.contains(")") }
+        XCTAssertFalse(brackets.isEmpty)
+        XCTAssertTrue(brackets.allSatisfy(\.isRightToLeft), "the brackets take the paragraph's direction")
+    }
+
+    func testAnExplicitRightToLeftEmbeddingReversesLatinWords() throws {
+        // RLE "one two" PDF in a left-to-right paragraph: the embedded words run right to left.
+        let segments = try Self.drawnOrder("start \u{202B}one two\u{202C} end")
+        let order = ["start", "two", "one", "end"].map { Self.place(of: $0, in: segments) }
+        XCTAssertEqual(order.compactMap { $0 }.count, 4, "\(segments.map(\.text))")
+        XCTAssertEqual(order.compactMap { $0 }, order.compactMap { $0 }.sorted(), "\(segments.map(\.text))")
+    }
+
     func testBaselinesAndLineHeights() throws {
         let metrics = try F.fonts.metrics(of: F.lato16)
         let layout = try F.layout(F.plain("one\ntwo\nthree"), width: 300)

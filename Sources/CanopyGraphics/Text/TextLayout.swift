@@ -15,12 +15,13 @@ import Synchronization
 /// measured by the very pieces of text (segments) that `draw(in:at:)` renders, so the sizes here
 /// are what is drawn, to the pixel.
 ///
-/// Limitations: SDL_ttf shapes each segment with HarfBuzz; a run of right-to-left characters
-/// (Hebrew, Arabic) is shaped right to left and a right-to-left paragraph's segments are placed
-/// from the right, but there is no full Unicode bidirectional reordering (numbers inside
-/// right-to-left text, nested embeddings). Fonts without a glyph (the Lato that Rainforest uses
-/// has no Arabic, Hebrew or emoji) show SDL_ttf's missing-glyph box, measured and drawn alike; there is no font fallback
-/// and no colour emoji.
+/// Direction: each paragraph's embedding levels come from the Unicode Bidirectional Algorithm
+/// (UAX #9, bracket pairs included, through FriBiDi): a segment is one level, shaped by SDL_ttf's
+/// HarfBuzz right to left when the level is odd (which mirrors brackets), and a line's segments
+/// are placed in the algorithm's order (L2), so numbers inside right-to-left text read left to
+/// right and explicit embeddings and isolates work. A character no font in use has is drawn
+/// with a system font that has it (font fallback, `FontRegistry.fallbackFont`), colour emoji
+/// included; one no installed font has shows the missing-glyph box (`missingGlyphs`).
 public struct TextLayout: Sendable {
     /// The font of text that has none: 16 points of the registry's default family.
     public static let defaultFont = Font.default(size: 16)

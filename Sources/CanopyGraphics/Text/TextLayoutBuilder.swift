@@ -1,5 +1,6 @@
-// One file (about 670 lines) on purpose: measuring, breaking, truncating and placing are the
+// One file (about 800 lines) on purpose: measuring, breaking, truncating and placing are the
 // passes of one builder over the same private state.
+import CFriBidi
 import Foundation
 
 /// The attributes of a run with every default filled in.
@@ -36,9 +37,10 @@ final class TextLayoutBuilder {
         static let hyphen = Flags(rawValue: 4)  // a line may break after it
         static let rightToLeft = Flags(rawValue: 8)  // strongly right-to-left
         static let leftToRight = Flags(rawValue: 16)  // strongly left-to-right
+        static let directionControl = Flags(rawValue: 32)  // an explicit mark, embedding or isolate
     }
 
-    /// A piece of line content: one style, one direction, or a run of spaces between words.
+    /// A piece of line content: one style, one embedding level, or a run of spaces between words.
     /// Its characters may come from more than one place (a truncated line's kept text and the
     /// truncation string after it are shaped together when their styles agree).
     private struct Draft {
@@ -47,6 +49,8 @@ final class TextLayoutBuilder {
         var script: ShapingScript?  // nil: left to right
         var isGap: Bool  // spaces of a justified line: measured, stretched, not drawn
         var width: Int
+        /// The bidirectional embedding level (odd: right to left), which orders drafts in a line.
+        var level: Int8
     }
 
     private struct LineDraft {
@@ -82,6 +86,10 @@ final class TextLayoutBuilder {
     private var charStyle: [Int] = []
     private var charFlags: [Flags] = []
     private var charScript: [ShapingScript?] = []
+    /// Each character's bidirectional embedding level (UAX #9 through FriBiDi; even: left to
+    /// right), and whether its paragraph runs right to left.
+    private var charLevel: [Int8] = []
+    private var charParagraphRTL: [Bool] = []
     /// Estimated advances (pixels, kern included) summed: cumulative[i] is the sum before char i.
     private var cumulative: [Int] = [0]
     private var mainCount = 0
@@ -126,8 +134,11 @@ final class TextLayoutBuilder {
     }
 
     /// Appends the characters of `text`, resolving their styles (missing attributes from
-    /// `inherited`, else the defaults), flags and estimated advances.
-    private func append(_ text: AttributedString, inheriting inherited: TextStyleKey?) throws(FontError) {
+    /// `inherited`, else the defaults), flags, estimated advances and embedding levels (each
+    /// paragraph's direction from its first strong character, or `rightToLeft` when given).
+    private func append(
+        _ text: AttributedString, inheriting inherited: TextStyleKey?, rightToLeft: Bool? = nil
+    ) throws(FontError) {
         var runEnds: [(end: Int, style: Int)] = []
         for run in text.runs {
             let key = TextStyleKey(
@@ -175,6 +186,8 @@ final class TextLayoutBuilder {
                     script = rtl
                 } else if scalar.properties.isAlphabetic {
                     flags.insert(.leftToRight)
+                } else if TextLayoutBuilder.isDirectionControl(scalar.value) {
+                    flags.insert(.directionControl)
                 }
                 for byte in utf8 { bytes.append(byte < 0x20 || byte == 0x7F ? 0x20 : byte) }
             }
@@ -218,6 +231,66 @@ final class TextLayoutBuilder {
                 }
             }
             i = j
+        }
+        resolveLevels(from: firstNew, rightToLeft: rightToLeft)
+    }
+
+    /// The embedding levels of the characters from `first` on, paragraph by paragraph (a
+    /// newline ends one and takes its level), through FriBiDi; a right-to-left run's characters
+    /// without a script of their own (digits, punctuation) are shaped in the script around them.
+    /// Left-to-right text without a right-to-left character or a direction control skips FriBiDi:
+    /// every level is 0.
+    private func resolveLevels(from first: Int, rightToLeft: Bool?) {
+        let count = charStyle.count
+        var start = first
+        while start < count {
+            var end = start
+            var needsAlgorithm = rightToLeft == true
+            while end < count && !charFlags[end].contains(.newline) {
+                if !charFlags[end].isDisjoint(with: [.rightToLeft, .directionControl]) { needsAlgorithm = true }
+                end += 1
+            }
+            let paragraphEnd = min(count, end + 1)  // the newline belongs to its paragraph
+            guard needsAlgorithm else {
+                charLevel.append(contentsOf: repeatElement(0, count: paragraphEnd - start))
+                charParagraphRTL.append(contentsOf: repeatElement(false, count: paragraphEnd - start))
+                start = paragraphEnd
+                continue
+            }
+            // The code points of the paragraph (its newline aside), and where each character's first is.
+            var scalars: [UInt32] = []
+            var firstScalar: [Int] = []
+            for c in start..<end {
+                firstScalar.append(scalars.count)
+                for scalar in String(decoding: bytes[charStart[c]..<charStart[c + 1]], as: UTF8.self).unicodeScalars {
+                    scalars.append(scalar.value)
+                }
+            }
+            var levels = [Int8](repeating: 0, count: scalars.count)
+            let base: Int32 = rightToLeft.map { $0 ? 2 : 1 } ?? 0
+            let isRTL = canopy_bidi_levels(scalars, Int32(scalars.count), base, &levels) == 1 || rightToLeft == true
+            var lastScript = charScript[start..<end].lazy.compactMap { $0 }.first ?? .arabic
+            for c in start..<end {
+                let level = levels.isEmpty ? 0 : levels[firstScalar[c - start]]
+                charLevel.append(level)
+                charParagraphRTL.append(isRTL)
+                if let own = charScript[c] { lastScript = own }
+                if level & 1 == 1 && charScript[c] == nil { charScript[c] = lastScript }
+            }
+            if end < count {  // the newline: the paragraph's own level
+                charLevel.append(isRTL ? 1 : 0)
+                charParagraphRTL.append(isRTL)
+            }
+            start = paragraphEnd
+        }
+    }
+
+    /// Left-to-right and right-to-left marks, embeddings, overrides and isolates (and the Arabic
+    /// letter mark), which only the bidirectional algorithm reads.
+    private static func isDirectionControl(_ scalar: UInt32) -> Bool {
+        switch scalar {
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
+        default: return false
         }
     }
 
@@ -275,28 +348,16 @@ final class TextLayoutBuilder {
 
     // MARK: - Measuring
 
-    /// Splits content into drafts (segments): a new one at every change of style or of strong
-    /// direction, and, when `splittingSpaces`, around every run of spaces. Widths are measured.
+    /// Splits content into drafts (segments): a new one at every change of style or of embedding
+    /// level, and, when `splittingSpaces`, around every run of spaces. Widths are measured.
     private func drafts(_ content: [Range<Int>], splittingSpaces: Bool = false) -> [Draft] {
         var result: [Draft] = []
         var current: Draft? = nil
-        var decided = false  // whether the current draft has met a strongly directional character
         for range in content {
             for i in range {
-                let flags = charFlags[i]
-                let gap = splittingSpaces && flags.contains(.space)
-                if var draft = current, draft.style == charStyle[i], draft.isGap == gap,
-                    gap
-                        || !((flags.contains(.rightToLeft) && decided && draft.script == nil)
-                            || (flags.contains(.leftToRight) && decided && draft.script != nil))
-                {
-                    if !gap && !decided {
-                        if flags.contains(.rightToLeft) {
-                            draft.script = charScript[i]; decided = true
-                        } else if flags.contains(.leftToRight) {
-                            decided = true
-                        }
-                    }
+                let gap = splittingSpaces && charFlags[i].contains(.space)
+                let level = charLevel[i]
+                if var draft = current, draft.style == charStyle[i], draft.isGap == gap, gap || draft.level == level {
                     if draft.parts[draft.parts.count - 1].upperBound == i {
                         draft.parts[draft.parts.count - 1] = draft.parts[draft.parts.count - 1].lowerBound..<(i + 1)
                     } else {
@@ -306,16 +367,9 @@ final class TextLayoutBuilder {
                     continue
                 }
                 if let draft = current { result.append(draft) }
-                var draft = Draft(parts: [i..<(i + 1)], style: charStyle[i], script: nil, isGap: gap, width: 0)
-                decided = false
-                if !gap {
-                    if flags.contains(.rightToLeft) {
-                        draft.script = charScript[i]; decided = true
-                    } else if flags.contains(.leftToRight) {
-                        decided = true
-                    }
-                }
-                current = draft
+                current = Draft(
+                    parts: [i..<(i + 1)], style: charStyle[i], script: level & 1 == 1 ? charScript[i] ?? .arabic : nil,
+                    isGap: gap, width: 0, level: level)
             }
         }
         if let draft = current { result.append(draft) }
@@ -323,6 +377,30 @@ final class TextLayoutBuilder {
             result[i].width = width(result[i].parts, style: result[i].style, script: result[i].script)
         }
         return result
+    }
+
+    /// The order drafts of one line are drawn in, left to right: UAX #9's L2, every maximal run
+    /// at a level or higher reversed, from the highest level down to the lowest odd one.
+    private static func visualOrder(_ drafts: [Draft]) -> [Int] {
+        var order = Array(drafts.indices)
+        guard let highest = drafts.map(\.level).max(), highest > 0 else { return order }
+        let lowestOdd = drafts.map(\.level).filter { $0 & 1 == 1 }.min() ?? 1
+        var level = highest
+        while level >= lowestOdd {
+            var k = 0
+            while k < order.count {
+                guard drafts[order[k]].level >= level else {
+                    k += 1
+                    continue
+                }
+                var end = k
+                while end < order.count && drafts[order[end]].level >= level { end += 1 }
+                order[k..<end].reverse()
+                k = end
+            }
+            level -= 1
+        }
+        return order
     }
 
     /// The width in pixels of the bitmap(s) drawing the characters of `parts` in a style: the
@@ -526,7 +604,9 @@ final class TextLayoutBuilder {
         default: neighbour = contentEnd > start ? contentEnd - 1 : start
         }
         let tokenStart = charStyle.count
-        try append(truncationString, inheriting: styles[charStyle[min(neighbour, mainCount - 1)]].key)
+        // In the paragraph's direction, so that "…" takes its place at the cut's side.
+        let next = min(neighbour, mainCount - 1)
+        try append(truncationString, inheriting: styles[charStyle[next]].key, rightToLeft: charParagraphRTL[next])
         let token = tokenStart..<charStyle.count
         // A truncation string wider than the whole line cannot mark the cut: clip the line as
         // the clipping mode does, rather than overflow the layout's width.
@@ -595,14 +675,8 @@ final class TextLayoutBuilder {
         for draft in drafts {
             let paragraphStyle = styles[charStyle[min(draft.paragraphStart, mainCount - 1)]].key.paragraphStyle
             if direction.paragraph != draft.paragraphStart {
-                // A paragraph runs right to left when its first strongly directional character does.
-                direction = (draft.paragraphStart, false)
-                var p = draft.paragraphStart
-                while p < mainCount && !charFlags[p].contains(.newline) {
-                    if charFlags[p].contains(.rightToLeft) { direction.rightToLeft = true; break }
-                    if charFlags[p].contains(.leftToRight) { break }
-                    p += 1
-                }
+                // A paragraph runs right to left when its first strong character does (UAX #9's P2, P3).
+                direction = (draft.paragraphStart, charParagraphRTL[min(draft.paragraphStart, mainCount - 1)])
             }
             let rightToLeft = direction.rightToLeft
             let justify =
@@ -654,8 +728,8 @@ final class TextLayoutBuilder {
             case .natural: offset = line.rightToLeft ? slack : 0
             }
             let baseline = y + line.ascent
-            // Visual order: a right-to-left paragraph's segments run from the right.
-            let order = line.rightToLeft ? Array(line.segments.indices.reversed()) : Array(line.segments.indices)
+            // Visual order: the bidirectional algorithm's, by the segments' embedding levels.
+            let order = Self.visualOrder(line.segments)
             var x = offset
             var segments: [TextLayout.Segment] = []
             var texts = [String](repeating: "", count: line.segments.count)
