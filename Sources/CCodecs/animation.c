@@ -50,40 +50,6 @@ struct ccodecs_animation {
 /// so do we: a 0 ms frame would otherwise spin.
 static int shown_duration(int milliseconds) { return milliseconds <= 10 ? 100 : milliseconds; }
 
-static uint8_t *read_whole_file(const char *path, size_t *size, ccodecs_error *error) {
-    FILE *file = ccodecs_open_file(path, error);
-    if (file == NULL) return NULL;
-    struct stat status;
-    if (fstat(fileno(file), &status) != 0) {
-        ccodecs_set_error(error, CCODECS_UNREADABLE, "%s", strerror(errno));
-        fclose(file);
-        return NULL;
-    }
-    size_t wanted = (size_t)status.st_size;
-    if (wanted > CCODECS_ANIMATION_FILE_MAXIMUM) {
-        fclose(file);
-        ccodecs_set_error(error, CCODECS_TOO_LARGE, "an animation file of %zu MB", wanted >> 20);
-        return NULL;
-    }
-    uint8_t *data = malloc(wanted > 0 ? wanted : 1);
-    if (data == NULL) {
-        fclose(file);
-        ccodecs_set_error(error, CCODECS_OUT_OF_MEMORY, "out of memory");
-        return NULL;
-    }
-    size_t got = fread(data, 1, wanted, file);
-    int failed = ferror(file);
-    int code = errno;
-    fclose(file);
-    if (failed) {
-        free(data);
-        ccodecs_set_error(error, CCODECS_UNREADABLE, "%s", strerror(code != 0 ? code : EIO));
-        return NULL;
-    }
-    *size = got;
-    return data;
-}
-
 // MARK: GIF
 
 static int little16(const uint8_t *bytes) { return bytes[0] | bytes[1] << 8; }
@@ -462,7 +428,7 @@ static ccodecs_animation *open_data(uint8_t *data, size_t size, long long max_pi
 ccodecs_animation *ccodecs_animation_open(const char *path, long long max_pixels, ccodecs_animation_info *info,
                                           ccodecs_error *error) {
     size_t size = 0;
-    uint8_t *data = read_whole_file(path, &size, error);
+    uint8_t *data = ccodecs_read_file(path, CCODECS_ANIMATION_FILE_MAXIMUM, &size, error);
     if (data == NULL) return NULL;
     return open_data(data, size, max_pixels, info, error);
 }

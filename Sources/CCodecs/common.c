@@ -57,6 +57,40 @@ FILE *ccodecs_open_file(const char *path, ccodecs_error *error) {
     return file;
 }
 
+uint8_t *ccodecs_read_file(const char *path, size_t maximum, size_t *size, ccodecs_error *error) {
+    FILE *file = ccodecs_open_file(path, error);
+    if (file == NULL) return NULL;
+    struct stat status;
+    if (fstat(fileno(file), &status) != 0) {
+        ccodecs_set_error(error, CCODECS_UNREADABLE, "%s", strerror(errno));
+        fclose(file);
+        return NULL;
+    }
+    size_t wanted = (size_t)status.st_size;
+    if (wanted > maximum) {
+        fclose(file);
+        ccodecs_set_error(error, CCODECS_TOO_LARGE, "a file of %zu MB", wanted >> 20);
+        return NULL;
+    }
+    uint8_t *data = malloc(wanted > 0 ? wanted : 1);
+    if (data == NULL) {
+        fclose(file);
+        ccodecs_set_error(error, CCODECS_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    size_t got = wanted > 0 ? fread(data, 1, wanted, file) : 0;
+    int failed = ferror(file);
+    int code = errno;
+    fclose(file);
+    if (failed) {
+        free(data);
+        ccodecs_set_error(error, CCODECS_UNREADABLE, "%s", strerror(code != 0 ? code : EIO));
+        return NULL;
+    }
+    *size = got;
+    return data;
+}
+
 void ccodecs_premultiply(uint8_t *pixels, size_t count) {
     uint8_t *p = pixels;
     uint8_t *end = pixels + count * 4;

@@ -12,6 +12,11 @@ void ccodecs_set_error(ccodecs_error *error, int status, const char *format, ...
 /// Opens `path` for reading, refusing directories; fills `error` with FILE_MISSING or UNREADABLE.
 FILE *ccodecs_open_file(const char *path, ccodecs_error *error);
 
+/// Reads the whole file at `path` (refusing directories and files over `maximum` bytes, which is
+/// CCODECS_TOO_LARGE) into memory the caller frees; sets `*size`. Returns NULL and fills `error`
+/// on failure.
+uint8_t *ccodecs_read_file(const char *path, size_t maximum, size_t *size, ccodecs_error *error);
+
 /// Whether `cancel` (maybe NULL) says stop.
 static inline int ccodecs_cancelled(const ccodecs_cancel *cancel) {
     return cancel != NULL && cancel->check != NULL && cancel->check(cancel->context) != 0;

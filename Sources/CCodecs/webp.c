@@ -62,35 +62,17 @@ static void find_icc_profile(struct ccodecs_webp *webp) {
 }
 
 ccodecs_webp *ccodecs_webp_open(const char *path, ccodecs_webp_info *info, ccodecs_error *error) {
-    FILE *file = ccodecs_open_file(path, error);
-    if (file == NULL) return NULL;
-    struct stat status;
-    if (fstat(fileno(file), &status) != 0) {
-        ccodecs_set_error(error, CCODECS_UNREADABLE, "%s", strerror(errno));
-        fclose(file);
-        return NULL;
-    }
-    size_t size = (size_t)status.st_size;
+    size_t size = 0;
+    uint8_t *data = ccodecs_read_file(path, SIZE_MAX, &size, error);  // libwebp caps the image itself
+    if (data == NULL) return NULL;
     struct ccodecs_webp *webp = calloc(1, sizeof *webp);
-    uint8_t *data = size > 0 ? malloc(size) : NULL;
-    if (webp == NULL || (size > 0 && data == NULL)) {
-        free(webp);
+    if (webp == NULL) {
         free(data);
-        fclose(file);
         ccodecs_set_error(error, CCODECS_OUT_OF_MEMORY, "out of memory");
         return NULL;
     }
-    size_t got = size > 0 ? fread(data, 1, size, file) : 0;
-    int failed = ferror(file);
-    int code = errno;
-    fclose(file);
     webp->data = data;
-    webp->size = got;
-    if (failed) {
-        ccodecs_set_error(error, CCODECS_UNREADABLE, "%s", strerror(code != 0 ? code : EIO));
-        ccodecs_webp_close(webp);
-        return NULL;
-    }
+    webp->size = size;
     WebPBitstreamFeatures features;
     VP8StatusCode result = WebPGetFeatures(webp->data, webp->size, &features);
     if (result != VP8_STATUS_OK) {

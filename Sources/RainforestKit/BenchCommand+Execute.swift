@@ -8,32 +8,35 @@ extension BenchCommand {
     /// not count as scrolling.
     static let warmUpFrames = 30
 
+    /// `--make-camera-folder` and `--make-animation-folder`: `make` fills the folder at `path`
+    /// from the bundled photos, saying what it makes and what it kept.
+    private func makeFolder(
+        _ path: String, of what: String, _ make: (URL, Resources) throws(UserFacingError) -> Int
+    ) throws {
+        let resources: Resources
+        do {
+            resources = try Resources.locate(override: collection.resources)
+        } catch {
+            throw UserFacingError(message: error.message)
+        }
+        let url = URL(fileURLWithPath: path)
+        print("bench: making \(photos) \(what) in \(url.path)")
+        let made = try make(url, resources)
+        print("bench: made \(made), kept \(photos - made)")
+    }
+
     @MainActor
     func execute() throws {
         if let folder = makeAnimationFolder {
-            let resources: Resources
-            do {
-                resources = try Resources.locate(override: collection.resources)
-            } catch {
-                throw UserFacingError(message: error.message)
+            try makeFolder(folder, of: "animations (\(AnimationFolder.width) x \(AnimationFolder.height))") {
+                (url, resources) throws(UserFacingError) in try AnimationFolder.make(in: url, count: photos, resources: resources)
             }
-            let url = URL(fileURLWithPath: folder)
-            print("bench: making \(photos) animations (\(AnimationFolder.width) x \(AnimationFolder.height)) in \(url.path)")
-            let made = try AnimationFolder.make(in: url, count: photos, resources: resources)
-            print("bench: made \(made), kept \(photos - made)")
             return
         }
         if let folder = makeCameraFolder {
-            let resources: Resources
-            do {
-                resources = try Resources.locate(override: collection.resources)
-            } catch {
-                throw UserFacingError(message: error.message)
+            try makeFolder(folder, of: "camera photos (\(CameraFolder.width) x \(CameraFolder.height) JPEGs)") {
+                (url, resources) throws(UserFacingError) in try CameraFolder.make(in: url, count: photos, resources: resources)
             }
-            let url = URL(fileURLWithPath: folder)
-            print("bench: making \(photos) camera photos (\(CameraFolder.width) x \(CameraFolder.height) JPEGs) in \(url.path)")
-            let made = try CameraFolder.make(in: url, count: photos, resources: resources)
-            print("bench: made \(made), kept \(photos - made)")
             return
         }
         var options = collection
