@@ -54,6 +54,19 @@ public struct ImageHeader: Sendable, Equatable {
     /// Reads the first 64 KiB at most; a JPEG whose frame header lies further (after a big
     /// EXIF segment, say) is followed by seeking past its segments, never by loading the file.
     public static func read(contentsOf path: String) throws(ImageError) -> ImageHeader {
+        try parse(contentsOf: path).header
+    }
+
+    /// The EXIF data of a JPEG file (its APP1 payload, "Exif\0\0" and the TIFF data), read as
+    /// the header is (its segments only, never the image data); nil for another format or a
+    /// JPEG without EXIF. Throws as `read(contentsOf:)` does.
+    public static func exifData(contentsOf path: String) throws(ImageError) -> [UInt8]? {
+        let (header, parser) = try parse(contentsOf: path)
+        return header.format == .jpeg ? parser.exifPayload : nil
+    }
+
+    /// The header of the file at `path`, and the parser that read it (what else it found).
+    private static func parse(contentsOf path: String) throws(ImageError) -> (header: ImageHeader, parser: HeaderParser) {
         // A C path ends at its first NUL; a path holding one names no file we could open.
         guard !path.utf8.contains(0) else { throw .fileMissing(path: path) }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)  // non-blocking: a FIFO must not hang us
@@ -69,28 +82,9 @@ public struct ImageHeader: Sendable, Equatable {
         if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT != S_IFREG, status.st_mode & S_IFMT != S_IFDIR {
             throw .unreadable(path: path, reason: "not a regular file")
         }
-        let bytes = try HeaderBytes(descriptor: descriptor, path: path)
-        var parser = HeaderParser(bytes: bytes, path: path)
-        return try parser.parse()
-    }
-
-    /// The EXIF data of a JPEG file (its APP1 payload, "Exif\0\0" and the TIFF data), read as
-    /// the header is (its segments only, never the image data); nil for another format or a
-    /// JPEG without EXIF. Throws as `read(contentsOf:)` does.
-    public static func exifData(contentsOf path: String) throws(ImageError) -> [UInt8]? {
-        guard !path.utf8.contains(0) else { throw .fileMissing(path: path) }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else {
-            let code = errno
-            if code == ENOENT { throw .fileMissing(path: path) }
-            throw .unreadable(path: path, reason: HeaderBytes.systemMessage(code))
-        }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
         var parser = HeaderParser(bytes: try HeaderBytes(descriptor: descriptor, path: path), path: path)
         let header = try parser.parse()
-        return header.format == .jpeg ? parser.exifPayload : nil
+        return (header, parser)
     }
 
     /// Reads it from bytes in memory (the first bytes of a file); `path` is for messages only.
