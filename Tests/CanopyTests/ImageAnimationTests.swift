@@ -197,6 +197,29 @@ final class ImageAnimationTests: XCTestCase {
         }
     }
 
+    func testAnAnimationThatStartsPausedMakesNoFrameUntilItPlays() throws {
+        let path = try writeAnimation("waiting.gif", format: .gif, loops: 0)
+        try MainActor.assumeIsolated {
+            let (loop, _) = TestLoop.make()
+            let animations = try XCTUnwrap(DisplayScheduler.shared.imageAnimations)
+            var now: TimeInterval = 0
+            animations.clock = { now }
+            animations.isPaused = true
+            let node = Self.displayedNode(path, loop: loop)
+            node.recursivelySetInterfaceState(Self.visible)
+            let player = try XCTUnwrap(animations.player(of: node))
+            now = 5
+            for _ in 0..<10 {
+                loop.runTurn()
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+            XCTAssertEqual(player.framesDecoded, 0, "no decoder opened, no frame made while paused")
+            animations.isPaused = false
+            Self.turnUntilFramesAreReady(loop, animations, node)
+            XCTAssertGreaterThan(player.framesDecoded, 0)
+        }
+    }
+
     // MARK: Where an animation cannot or should not play
 
     func testAnAnimationInARasterizedSubtreeOrWithAnimatesImageOffShowsItsFirstFrame() throws {

@@ -298,7 +298,8 @@ public final class ImageAnimations {
         stop(node)
         let player = AnimationPlayer(plan: plan)
         entries[ObjectIdentifier(node)] = Entry(node: node, player: player, startedAt: clock?() ?? MonotonicClock.now())
-        request(player, for: node)
+        // Paused, it makes no frame until it plays.
+        if !isPaused && !node.animatedImagePaused { request(player, for: node) }
         runLoop.setNeedsFrame()
     }
 

@@ -15,9 +15,9 @@ extension ImageDecoder {
     /// (a 4:3 thumbnail of a 3:2 photo has bars in it). Reads the file's segments only, never its
     /// image data. Any thread (after `GraphicsLibrary.initialize()`).
     public static func embeddedThumbnail(contentsOf path: String) -> Bitmap? {
-        guard let header = try? ImageHeader.read(contentsOf: path), header.format == .jpeg,
-            let exif = try? ImageHeader.exifData(contentsOf: path)
-        else { return nil }
+        guard let (header, data) = try? ImageHeader.readWithEXIFData(contentsOf: path), let exif = data else {
+            return nil
+        }
         var pointer: UnsafeMutablePointer<UInt8>?
         var size = 0
         guard exif.withUnsafeBufferPointer({ ccodecs_exif_thumbnail($0.baseAddress, $0.count, &pointer, &size) }) == 0,

@@ -57,12 +57,12 @@ public struct ImageHeader: Sendable, Equatable {
         try parse(contentsOf: path).header
     }
 
-    /// The EXIF data of a JPEG file (its APP1 payload, "Exif\0\0" and the TIFF data), read as
-    /// the header is (its segments only, never the image data); nil for another format or a
-    /// JPEG without EXIF. Throws as `read(contentsOf:)` does.
-    public static func exifData(contentsOf path: String) throws(ImageError) -> [UInt8]? {
+    /// The header, and the EXIF data of a JPEG file (its APP1 payload, "Exif\0\0" and the TIFF
+    /// data), read in one go (the file's segments only, never the image data); nil EXIF data for
+    /// another format or a JPEG without it. Throws as `read(contentsOf:)` does.
+    public static func readWithEXIFData(contentsOf path: String) throws(ImageError) -> (header: ImageHeader, exif: [UInt8]?) {
         let (header, parser) = try parse(contentsOf: path)
-        return header.format == .jpeg ? parser.exifPayload : nil
+        return (header, header.format == .jpeg ? parser.exifPayload : nil)
     }
 
     /// The header of the file at `path`, and the parser that read it (what else it found).
