@@ -59,6 +59,8 @@ package final class DisplayQueue: Sendable {
 
     package let workerCount: Int
     private let state = Mutex(State())
+    /// The workers' threads, as each started.
+    private let workerThreads = Mutex<[pthread_t]>([])
     private let available = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
@@ -73,6 +75,7 @@ package final class DisplayQueue: Sendable {
             let thread = Thread { [self] in
                 // Set from the thread itself: on Linux a name given before start never reaches it.
                 Thread.current.name = systemName
+                self.workerThreads.withLock { $0.append(pthread_self()) }
                 Tracer.shared.nameCurrentThread(traceName)
                 workerLoop()
             }
@@ -101,6 +104,13 @@ package final class DisplayQueue: Sendable {
         }
         if accepted { available.signal() } else { onDrop?() }
         return ticket
+    }
+
+    /// Whether the calling thread is one of this queue's workers (by the thread itself, not its
+    /// name, which tools and sanitizers may not show as set). Any thread.
+    package var containsCurrentThread: Bool {
+        let current = pthread_self()
+        return workerThreads.withLock { $0.contains { pthread_equal($0, current) != 0 } }
     }
 
     /// Items waiting for a worker (cancelled ones included until a worker drops them).
