@@ -19,8 +19,8 @@ protocol CardProvider: AnyObject, Sendable {
     var totalCount: Int? { get }
 
     /// Makes at least `count` cards ready, or all there are, and returns how many are ready (at
-    /// most `count`). May read files: called on the batch fetch's background queue, one call
-    /// at a time.
+    /// most `count`). May read files: called on the batch fetch's background queue, and on the
+    /// first screen's decoding thread (a folder's first files), maybe at the same time.
     func load(upTo count: Int) -> Int
 
     /// How many cards are ready now, without reading anything (a folder's first files may have

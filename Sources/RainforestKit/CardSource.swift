@@ -179,7 +179,10 @@ final class CardSource: CollectionDataSource, CollectionDelegate {
         // a page of headers; only past them does a fetch read.
         let loaded = state.withLock { $0.loaded }
         let already = min(provider.readyCount, loaded + pageSize)
-        let ready = already > loaded ? already : provider.load(upTo: loaded + pageSize)
+        // The first page of a folder is the first screen's worth, as the decoding thread reads
+        // it: whichever of the two reads it first, the first screen waits for no more.
+        let page = loaded == 0 ? min(pageSize, FirstScreenDecodes.limit * 2) : pageSize
+        let ready = already > loaded ? already : provider.load(upTo: loaded + page)
         DisplayScheduler.shared.runLoop?.perform { [self] in
             // A source replaced meanwhile (files dropped on the window) keeps out of the new one's way.
             guard !context.batchFetchingWasCancelled, state.withLock({ $0.fetches }) == number,

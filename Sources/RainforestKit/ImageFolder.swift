@@ -16,8 +16,9 @@ import Darwin
 ///
 /// Nothing is read at start: the first batch fetch lists the folder, and each fetch reads the
 /// headers of one page of files, on the fetch's background queue, so a folder of thousands of
-/// files opens at once and fills in as the reader scrolls. Any thread; `load` one call at a
-/// time (batch fetches never overlap).
+/// files opens at once and fills in as the reader scrolls. Any thread; calls of `load` (a batch
+/// fetch's, and the first screen's decoding thread's) run one at a time, so the folder is listed
+/// once.
 final class ImageFolder: CardProvider {
     /// The folder, absolute.
     let url: URL
@@ -74,6 +75,13 @@ final class ImageFolder: CardProvider {
     var totalCount: Int? { state.withLock { $0.names?.count } }
 
     func load(upTo count: Int) -> Int {
+        loading.withLock { _ in loadAlone(upTo: count) }
+    }
+
+    /// Serialises `load`: a call waits for one in progress, then reads only what it left.
+    private let loading = Mutex(())
+
+    private func loadAlone(upTo count: Int) -> Int {
         let (listed, ready) = state.withLock { ($0.names, $0.items.count) }
         let names: [String]
         if let listed {

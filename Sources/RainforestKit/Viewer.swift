@@ -95,8 +95,9 @@ final class Viewer {
     /// fading out over it.
     var isDisplayComplete: Bool { !visibleIndices.isEmpty && collection.isVisibleContentDisplayed }
 
-    /// Whether every visible card is on screen whole and still: displayed, its placeholder gone
-    /// and its fade over (what a screenshot waits for).
+    /// Whether every visible card is on screen whole and still: displayed, its placeholder gone,
+    /// its fade over and its photo from the file, not the thumbnail the file embeds (what a
+    /// screenshot waits for).
     /// A collection with nothing to show (a folder that turned out empty, or could not be
     /// listed) is settled once it knows.
     var isSettled: Bool {
@@ -105,6 +106,7 @@ final class Viewer {
             && visibleIndices.allSatisfy { index in
                 guard let card = card(at: index), let layer = card.layerIfLoaded else { return false }
                 return !card.isShowingPlaceholder && layer.fadeOpacity >= 1 && LayerAnimator.isPresented(layer)
+                    && !card.photo.isShowingEmbeddedThumbnail && !card.background.isShowingEmbeddedThumbnail
             }
     }
 

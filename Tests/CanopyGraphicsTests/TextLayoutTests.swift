@@ -362,12 +362,25 @@ final class TextLayoutTests: XCTestCase {
         XCTAssertTrue(brackets.allSatisfy(\.isRightToLeft), "the brackets take the paragraph's direction")
     }
 
-    func testAnExplicitRightToLeftEmbeddingReversesLatinWords() throws {
-        // RLE "one two" PDF in a left-to-right paragraph: the embedded words run right to left.
-        let segments = try Self.drawnOrder("start \u{202B}one two\u{202C} end")
-        let order = ["start", "two", "one", "end"].map { Self.place(of: $0, in: segments) }
-        XCTAssertEqual(order.compactMap { $0 }.count, 4, "\(segments.map(\.text))")
-        XCTAssertEqual(order.compactMap { $0 }, order.compactMap { $0 }.sorted(), "\(segments.map(\.text))")
+    func testExplicitOverridesAndEmbeddingsSetTheDirection() throws {
+        // RLO "one two" PDF: the words are forced right to left, shaped as one right-to-left run.
+        let overridden = try Self.drawnOrder("start \u{202E}one two\u{202C} end")
+        let words = try XCTUnwrap(overridden.first { $0.text.contains("one") })
+        XCTAssertTrue(words.text.contains("two"), "\(overridden.map(\.text))")
+        XCTAssertTrue(words.isRightToLeft)
+        XCTAssertEqual(overridden.filter(\.isRightToLeft).count, 1)
+        // RLE around a Latin word and a Hebrew one: level 1 for the run, the Latin word at 2 inside
+        // it, so the Hebrew word comes first from the left, then the Latin one, then "end".
+        let shalom = "\u{05E9}\u{05DC}\u{05D5}\u{05DD}"
+        let embedded = try Self.drawnOrder("start \u{202B}one \(shalom)\u{202C} end")
+        let order = ["start", shalom, "one", "end"].map { Self.place(of: $0, in: embedded) }
+        XCTAssertEqual(order.compactMap { $0 }.count, 4, "\(embedded.map(\.text))")
+        XCTAssertEqual(order.compactMap { $0 }, order.compactMap { $0 }.sorted(), "\(embedded.map(\.text))")
+        XCTAssertEqual(Set(order.compactMap { $0 }).count, 4, "four places: \(embedded.map(\.text))")
+        // The controls themselves take no fallback font, and are never missing glyphs.
+        let layout = try F.layout(F.plain("start \u{2067}123\u{2069} end"), width: 2000)
+        XCTAssertEqual(layout.missingGlyphs, [])
+        XCTAssertEqual(Set(layout.lines[0].segments.map(\.font.family)).count, 1, "\(layout.lines[0].segments.map(\.font))")
     }
 
     func testBaselinesAndLineHeights() throws {

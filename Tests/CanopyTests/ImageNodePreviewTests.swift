@@ -60,6 +60,14 @@ final class ImageNodePreviewTests: XCTestCase {
             node.frame = CGRect(x: 0, y: 0, width: 320, height: 240)
             XCTAssertEqual(Self.pictures(loop, node.layer), [.red, .blue])
             XCTAssertEqual(node.imageScaleFactor, 1, "the photo, decoded to fit")
+            XCTAssertFalse(node.isShowingEmbeddedThumbnail)
+            // Its decode gone from the cache, a new display goes straight to the photo: no
+            // sharp, soft, sharp flash.
+            node.imageCache.removeAll()
+            let shown = node.layer.contents
+            node.setNeedsDisplay()
+            TestLoop.turn(loop) { node.layer.contents !== shown }
+            XCTAssertEqual(Self.seen(node.layer.contents), .blue)
         }
     }
 

@@ -78,6 +78,8 @@ package final class DisplayQueue: Sendable {
                 self.workerThreads.withLock { $0.append(pthread_self()) }
                 Tracer.shared.nameCurrentThread(traceName)
                 workerLoop()
+                let current = pthread_self()  // gone: its identifier may be reused
+                self.workerThreads.withLock { $0.removeAll { pthread_equal($0, current) != 0 } }
             }
             thread.stackSize = 1 << 20
             thread.start()

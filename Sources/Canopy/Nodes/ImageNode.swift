@@ -71,6 +71,9 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
         var showsEmbeddedThumbnailFirst = false
         /// Whether the last landed display showed such a thumbnail: the next one decodes the file.
         var previewLanded = false
+        /// Whether a display of the file itself has landed since the node entered the display
+        /// range: later displays never go back to the thumbnail (no sharp, soft, sharp flash).
+        var fileLanded = false
         /// Whether an animated file plays while the node is visible.
         var animatesImage = true
         /// Whether this node's animation holds its current frame.
@@ -125,6 +128,9 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
             guard !Self.same(settings.source, source) else { return (false, false) }
             let oldSize = Self.intrinsicSize(of: settings.source)
             settings.source = source
+            // Another image: its own quick thumbnail first, if it has one.
+            settings.previewLanded = false
+            settings.fileLanded = false
             return (true, settings.wasMeasured && oldSize != Self.intrinsicSize(of: source))
         }
         guard changed else { return }
@@ -258,7 +264,10 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
     @MainActor
     open override func didExitDisplayState() {
         super.didExitDisplayState()
-        settings.withLock { $0.previewLanded = false }
+        settings.withLock {
+            $0.previewLanded = false
+            $0.fileLanded = false
+        }
     }
 
     // MARK: Animation
@@ -404,7 +413,8 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
                 fonts: settings.fonts, drawsErrorState: settings.drawsErrorState, outcome: outcome,
                 sharedDecode: sharedDecode, decodeObserver: settings.decodeObserver, traceLabel: label,
                 animates: settings.animatesImage, fill: fill,
-                allowsPreview: isDisplay && settings.showsEmbeddedThumbnailFirst && !settings.previewLanded)
+                allowsPreview: isDisplay && settings.showsEmbeddedThumbnailFirst && !settings.previewLanded
+                    && !settings.fileLanded)
         }
     }
 
@@ -486,12 +496,17 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
     open override func didDisplay() {
         super.didDisplay()
         settings.withLock { settings in
+            // Each outcome is published once: a hidden node in a rasterized subtree is told of
+            // its ancestor's later landings without having been drawn in them.
+            defer { settings.pendingOutcome = nil }
             guard let outcome = settings.pendingOutcome?.value else {
-                // Nothing drawn (no bounds, or the modification gave nothing): no frames to play.
+                // Nothing drawn (no bounds, hidden, or the modification gave nothing): no frames
+                // to play, no thumbnail to replace.
                 settings.animationPlan = nil
                 settings.previewLanded = false
                 return
             }
+            if !outcome.isPreview && outcome.error == nil { settings.fileLanded = true }
             settings.lastError = outcome.error
             settings.imageScaleFactor = outcome.scaleFactor
             settings.animationPlan = outcome.animation

@@ -9,6 +9,10 @@ extension ImageDecoder {
     /// milliseconds (a 12 MP camera JPEG about 40 ms, even at a DCT scale of 1/8).
     public static let previewPixels = 4_000_000
 
+    /// The largest side an embedded thumbnail may have (cameras write 160 x 120; the largest
+    /// seen in the wild are around 640): a bigger one is not a thumbnail, and is not decoded.
+    public static let maximumEmbeddedThumbnailSide = 1024
+
     /// The thumbnail a camera or phone JPEG carries in its EXIF data (IFD1, typically 160 x 120),
     /// decoded (through SDL_image, from memory) and turned as the photo is shown; nil when the
     /// file has none, it cannot be decoded, or its shape differs from the photo's by more than 2%
@@ -24,6 +28,12 @@ extension ImageDecoder {
             let pointer
         else { return nil }
         defer { ccodecs_free(pointer) }
+        // The thumbnail's own header first: a hostile file's "thumbnail" may claim any size.
+        let bytes = [UInt8](UnsafeBufferPointer(start: pointer, count: size))
+        guard let claimed = try? ImageHeader.read(bytes: bytes, path: path), claimed.format == .jpeg,
+            claimed.width <= maximumEmbeddedThumbnailSide, claimed.height <= maximumEmbeddedThumbnailSide,
+            claimed.width <= header.storedWidth, claimed.height <= header.storedHeight
+        else { return nil }
         guard let stream = SDL_RWFromConstMem(pointer, Int32(clamping: size)) else { return nil }
         guard let loaded = IMG_LoadJPG_RW(stream) else {
             SDL_RWclose(stream)

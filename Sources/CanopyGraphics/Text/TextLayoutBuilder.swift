@@ -196,10 +196,15 @@ final class TextLayoutBuilder {
             let base = runEnds.isEmpty ? 0 : runEnds[run].style
             var styleIndex = base
             let scalar = character.unicodeScalars.first!.value
-            if utf8.count > 1, !flags.contains(.newline), !flags.contains(.space) {
+            // Direction controls are invisible (HarfBuzz hides them): no font need have them.
+            let invisible = flags.contains(.directionControl)
+            if utf8.count > 1, !flags.contains(.newline), !flags.contains(.space), !invisible {
                 styleIndex = try fallbackStyle(base, for: scalar)
             }
-            if styleIndex != base {
+            if invisible {
+                // Neither a fallback run's end nor its start: it joins the run it is in.
+                if let last = lastFallback, last.base == base { styleIndex = last.style }
+            } else if styleIndex != base {
                 lastFallback = (base, styleIndex)
             } else if flags.contains(.leftToRight) || flags.contains(.rightToLeft) || flags.contains(.newline) {
                 lastFallback = nil  // a letter of the text's own font: back to it
