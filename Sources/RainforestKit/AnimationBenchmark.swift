@@ -18,57 +18,23 @@ enum AnimationFolder {
     }
 
     /// Makes the animations from 1 to `count` that `folder` (made if missing) does not hold yet;
-    /// returns how many it made. Two at a time (one per core).
+    /// returns how many it made (`BenchFolder.fill`).
     static func make(in folder: URL, count: Int, resources: Resources) throws(UserFacingError) -> Int {
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        } catch {
-            throw UserFacingError(message: "bench: cannot make \(folder.path): \(error.localizedDescription)", status: 1)
-        }
-        let missing = (0..<count).filter { index in
-            let header = try? ImageHeader.read(contentsOf: folder.appendingPathComponent(name(index)).path)
-            return header?.isAnimated != true
-        }
-        guard !missing.isEmpty else { return 0 }
-        let images = resources.root.appendingPathComponent("images")
-        let sources: [Bitmap]
-        do {
-            let names = try FileManager.default.contentsOfDirectory(atPath: images.path).filter { !$0.hasPrefix(".") }.sorted()
-            // Half as large again as a frame: the pan has room to move.
-            let room = CGSize(width: width * 3 / 2, height: height * 3 / 2)
-            sources = try names.map { name throws -> Bitmap in
-                try ImageDecoder.decode(contentsOf: images.appendingPathComponent(name).path, fitting: room)
-            }
-        } catch {
-            throw UserFacingError(message: "bench: cannot read the bundled photos: \(error)", status: 1)
-        }
-        guard !sources.isEmpty else { throw UserFacingError(message: "bench: no bundled photos", status: 1) }
-        let failure = Mutex<String?>(nil)
-        DispatchQueue.concurrentPerform(iterations: missing.count) { step in
-            let index = missing[step]
-            let frames = pan(across: sources[index % sources.count])
-            let path = folder.appendingPathComponent(name(index)).path
-            // Written beside, then renamed: an interrupted run leaves no half file to be kept.
-            let partial = folder.appendingPathComponent(".\(name(index)).partial").path
+        // Half as large again as a frame: the pan has room to move.
+        try BenchFolder.fill(
+            folder, count: count, resources: resources, sourceFitting: CGSize(width: width * 3 / 2, height: height * 3 / 2),
+            name: name, isMade: { (try? ImageHeader.read(contentsOf: $0))?.isAnimated == true }
+        ) { index, source, path in
+            let frames = pan(across: source)
             do throws(BitmapWriteError) {
                 try AnimationWriter.write(
                     frames, durations: Array(repeating: frameDuration, count: frames.count), loops: 0,
-                    format: index % 2 == 0 ? .gif : .webp(quality: 75), to: partial)
-                guard rename(partial, path) == 0 else {
-                    let reason = String(cString: strerror(errno))
-                    unlink(partial)
-                    failure.withLock { $0 = "\(path): cannot rename (\(reason))" }
-                    return
-                }
+                    format: index % 2 == 0 ? .gif : .webp(quality: 75), to: path)
+                return nil
             } catch {
-                unlink(partial)
-                failure.withLock { $0 = error.description }
+                return error.reason
             }
         }
-        if let message = failure.withLock({ $0 }) {
-            throw UserFacingError(message: "bench: \(message)", status: 1)
-        }
-        return missing.count
     }
 
     /// `frames` windows of `width` x `height` moving from the photo's top left to its bottom

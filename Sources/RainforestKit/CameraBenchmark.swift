@@ -20,72 +20,44 @@ enum CameraFolder {
     static func name(_ index: Int) -> String { String(format: "photo-%04d.jpg", index + 1) }
 
     /// Makes the photos from 1 to `count` that `folder` (made if missing) does not hold yet at the
-    /// right size; returns how many it made. Two at a time (one per core).
+    /// right size; returns how many it made (`BenchFolder.fill`).
     static func make(in folder: URL, count: Int, resources: Resources) throws(UserFacingError) -> Int {
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        } catch {
-            throw UserFacingError(message: "bench: cannot make \(folder.path): \(error.localizedDescription)", status: 1)
-        }
-        let missing = (0..<count).filter { index in
-            let header = try? ImageHeader.read(contentsOf: folder.appendingPathComponent(name(index)).path)
-            return header?.width != width || header?.height != height
-        }
-        guard !missing.isEmpty else { return 0 }
-        let sources: [Bitmap]
-        do {
-            let names = try FileManager.default.contentsOfDirectory(atPath: resources.root.appendingPathComponent("images").path)
-                .filter { !$0.hasPrefix(".") }.sorted()
-            sources = try names.map { name throws -> Bitmap in
-                try ImageDecoder.decode(
-                    contentsOf: resources.root.appendingPathComponent("images").appendingPathComponent(name).path)
+        try BenchFolder.fill(
+            folder, count: count, resources: resources, name: name,
+            isMade: { path in
+                let header = try? ImageHeader.read(contentsOf: path)
+                return header?.width == width && header?.height == height
             }
-        } catch {
-            throw UserFacingError(message: "bench: cannot read the bundled photos: \(error)", status: 1)
-        }
-        guard !sources.isEmpty else { throw UserFacingError(message: "bench: no bundled photos", status: 1) }
-        let failure = Mutex<String?>(nil)
-        DispatchQueue.concurrentPerform(iterations: missing.count) { step in
-            let index = missing[step]
-            let pixels = photo(from: sources[index % sources.count], seed: UInt64(index + 1))
+        ) { index, source, path in
+            let pixels = photo(from: source, seed: UInt64(index + 1))
             var error = ccodecs_error()
-            let path = folder.appendingPathComponent(name(index)).path
+            func message() -> String {
+                withUnsafeBytes(of: error.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            }
             // The thumbnail a camera embeds (160 x 120), written beside first, then read in.
             let small = Resampler.resize(
                 Bitmap(width: width, height: height, isOpaque: true, pixels: pixels),
                 toPixelWidth: thumbnailWidth, pixelHeight: thumbnailHeight)
-            let thumbnailPath = folder.appendingPathComponent(".\(name(index)).thumbnail").path
+            let thumbnailPath = path + ".thumbnail"
+            defer { unlink(thumbnailPath) }
             let written = small.pixels.withUnsafeBufferPointer { p in
                 ccodecs_jpeg_write(
                     thumbnailPath, p.baseAddress, Int32(thumbnailWidth), Int32(thumbnailHeight), small.bytesPerRow, 80,
                     nil, 0, &error)
             }
-            let thumbnail = written == 0 ? (try? Data(contentsOf: URL(fileURLWithPath: thumbnailPath))).map { [UInt8]($0) } : nil
-            unlink(thumbnailPath)
-            let exif = exifSegment(thumbnail: thumbnail ?? [])
-            // Written beside, then renamed: an interrupted run leaves no half photo to be kept.
-            let partial = folder.appendingPathComponent(".\(name(index)).partial").path
+            guard written == 0, let thumbnail = try? Data(contentsOf: URL(fileURLWithPath: thumbnailPath)) else {
+                return "its thumbnail: \(message())"
+            }
+            let exif = exifSegment(thumbnail: [UInt8](thumbnail))
             let status = pixels.withUnsafeBufferPointer { p in
                 exif.withUnsafeBufferPointer { e in
                     ccodecs_jpeg_write(
-                        partial, p.baseAddress, Int32(width), Int32(height), width * 4, quality, e.baseAddress, e.count,
+                        path, p.baseAddress, Int32(width), Int32(height), width * 4, quality, e.baseAddress, e.count,
                         &error)
                 }
             }
-            if status == 0, rename(partial, path) != 0 {
-                let reason = String(cString: strerror(errno))
-                unlink(partial)
-                failure.withLock { $0 = "\(path): cannot rename (\(reason))" }
-                return
-            }
-            if status != 0 {
-                unlink(partial)
-                let message = withUnsafeBytes(of: error.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                failure.withLock { $0 = "\(path): \(message)" }
-            }
+            return status == 0 ? nil : message()
         }
-        if let message = failure.withLock({ $0 }) { throw UserFacingError(message: "bench: \(message)", status: 1) }
-        return missing.count
     }
 
     /// A 4:3 crop of `source` enlarged to 4032 x 3024 (bilinear), opaque RGBA, with grain.
