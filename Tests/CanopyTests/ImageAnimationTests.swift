@@ -44,6 +44,23 @@ final class ImageAnimationTests: XCTestCase {
 
     private static let visible: InterfaceState = [.preload, .display, .visible]
 
+    /// A time the tests move by hand, which the animations read instead of the turns' own.
+    private final class TestClock {
+        var now: TimeInterval
+        init(_ now: TimeInterval) { self.now = now }
+    }
+
+    /// A frame loop with the display scheduler installed, its animations timed by a test clock
+    /// starting at `start`.
+    @MainActor
+    private static func makeLoop(at start: TimeInterval) throws -> (FrameLoop, ImageAnimations, TestClock) {
+        let (loop, _) = TestLoop.make()
+        let animations = try XCTUnwrap(DisplayScheduler.shared.imageAnimations)
+        let clock = TestClock(start)
+        animations.clock = { clock.now }
+        return (loop, animations, clock)
+    }
+
     /// A node of `path`, 40 x 30, loaded on `loop`'s scheduler, its first display landed.
     @MainActor
     private static func displayedNode(_ path: String, loop: FrameLoop, configure: (ImageNode) -> Void = { _ in }) -> ImageNode {
@@ -73,11 +90,8 @@ final class ImageAnimationTests: XCTestCase {
         for (name, format) in [("three.gif", AnimationWriter.Format.gif), ("three.webp", .webp(quality: 100))] {
             let path = try writeAnimation(name, format: format, loops: 2)
             try MainActor.assumeIsolated {
-                let (loop, _) = TestLoop.make()
+                let (loop, animations, clock) = try Self.makeLoop(at: 1000)
                 defer { DisplayScheduler.shared.uninstall() }
-                let animations = try XCTUnwrap(DisplayScheduler.shared.imageAnimations)
-                var now: TimeInterval = 1000
-                animations.clock = { now }
                 let node = Self.displayedNode(path, loop: loop)
                 let layer = node.layer
                 XCTAssertEqual(Self.colour(layer.contents), Self.colours[0], "\(name): the display shows the first frame")
@@ -88,7 +102,7 @@ final class ImageAnimationTests: XCTestCase {
                 XCTAssertEqual(animations.playingCount, 1, name)
                 // The display shows the first frame from now; the player's second follows.
                 var shown = 1
-                var start = now
+                var start = clock.now
                 for play in 0..<2 {
                     for index in 0..<3 {
                         if play == 0 && index == 0 { continue }  // the display's
@@ -96,11 +110,11 @@ final class ImageAnimationTests: XCTestCase {
                         let due = start + Self.durations[previous]
                         Self.turnUntilFramesAreReady(loop, animations, node)
                         // Just before its time the frame before holds; at its time this one shows.
-                        now = due - 0.001
+                        clock.now = due - 0.001
                         for _ in 0..<3 { loop.runTurn() }
                         XCTAssertEqual(
                             Self.colour(layer.contents), Self.colours[previous], "\(name) play \(play) before frame \(index)")
-                        now = due
+                        clock.now = due
                         loop.runTurn()
                         XCTAssertEqual(Self.colour(layer.contents), Self.colours[index], "\(name) play \(play) frame \(index)")
                         shown += 1
@@ -114,7 +128,7 @@ final class ImageAnimationTests: XCTestCase {
                 }
                 // Two plays done: it ends on the last frame and lets go of the decoder.
                 XCTAssertEqual(animations.playingCount, 0, name)
-                now += 10
+                clock.now += 10
                 for _ in 0..<5 { loop.runTurn() }
                 XCTAssertEqual(Self.colour(layer.contents), Self.colours[2], name)
                 XCTAssertEqual(animations.framesShown, 5, "\(name): the display showed the first")
@@ -127,15 +141,12 @@ final class ImageAnimationTests: XCTestCase {
     func testLeavingTheVisibleRangeStopsAndReleasesTheAnimationAndComingBackStartsIt() throws {
         let path = try writeAnimation("forever.gif", format: .gif, loops: 0)
         try MainActor.assumeIsolated {
-            let (loop, _) = TestLoop.make()
-            let animations = try XCTUnwrap(DisplayScheduler.shared.imageAnimations)
-            var now: TimeInterval = 0
-            animations.clock = { now }
+            let (loop, animations, clock) = try Self.makeLoop(at: 0)
             let node = Self.displayedNode(path, loop: loop)
             let layer = node.layer
             node.recursivelySetInterfaceState(Self.visible)
             Self.turnUntilFramesAreReady(loop, animations, node)
-            now = 0.1
+            clock.now = 0.1
             loop.runTurn()
             XCTAssertEqual(Self.colour(layer.contents), Self.colours[1])
             let player = try XCTUnwrap(animations.player(of: node))
@@ -145,17 +156,17 @@ final class ImageAnimationTests: XCTestCase {
             XCTAssertTrue(player.isStopped)
             XCTAssertEqual(player.readyCount, 0, "its frames are released")
             let held = layer.contents
-            now = 100
+            clock.now = 100
             for _ in 0..<10 { loop.runTurn() }
             XCTAssertTrue(layer.contents === held, "an animation out of sight does not change")
 
             // Back in sight: it starts over, the first frame's time, then the second.
             node.recursivelySetInterfaceState(Self.visible)
             Self.turnUntilFramesAreReady(loop, animations, node)
-            now = 100.099
+            clock.now = 100.099
             for _ in 0..<3 { loop.runTurn() }
             XCTAssertTrue(layer.contents === held)
-            now = 100.1
+            clock.now = 100.1
             loop.runTurn()
             XCTAssertFalse(layer.contents === held)
             XCTAssertEqual(Self.colour(layer.contents), Self.colours[1])
@@ -167,10 +178,7 @@ final class ImageAnimationTests: XCTestCase {
     func testPausingHoldsEveryAnimationAndAnimatedImagePausedHoldsOne() throws {
         let path = try writeAnimation("paused.webp", format: .webp(quality: 100), loops: 0)
         try MainActor.assumeIsolated {
-            let (loop, _) = TestLoop.make()
-            let animations = try XCTUnwrap(DisplayScheduler.shared.imageAnimations)
-            var now: TimeInterval = 0
-            animations.clock = { now }
+            let (loop, animations, clock) = try Self.makeLoop(at: 0)
             let first = Self.displayedNode(path, loop: loop)
             let second = Self.displayedNode(path, loop: loop)
             for node in [first, second] { node.recursivelySetInterfaceState(Self.visible) }
@@ -178,7 +186,7 @@ final class ImageAnimationTests: XCTestCase {
             Self.turnUntilFramesAreReady(loop, animations, second)
 
             animations.isPaused = true
-            now = 5
+            clock.now = 5
             for _ in 0..<10 { loop.runTurn() }
             XCTAssertEqual(Self.colour(first.layer.contents), Self.colours[0])
             XCTAssertEqual(Self.colour(second.layer.contents), Self.colours[0])
@@ -190,7 +198,7 @@ final class ImageAnimationTests: XCTestCase {
             XCTAssertEqual(Self.colour(first.layer.contents), Self.colours[0], "held by its own pause")
             XCTAssertEqual(Self.colour(second.layer.contents), Self.colours[1])
             Self.turnUntilFramesAreReady(loop, animations, second)
-            now = 5.2
+            clock.now = 5.2
             loop.runTurn()
             XCTAssertEqual(Self.colour(second.layer.contents), Self.colours[2])
             XCTAssertEqual(Self.colour(first.layer.contents), Self.colours[0])
@@ -200,15 +208,12 @@ final class ImageAnimationTests: XCTestCase {
     func testAnAnimationThatStartsPausedMakesNoFrameUntilItPlays() throws {
         let path = try writeAnimation("waiting.gif", format: .gif, loops: 0)
         try MainActor.assumeIsolated {
-            let (loop, _) = TestLoop.make()
-            let animations = try XCTUnwrap(DisplayScheduler.shared.imageAnimations)
-            var now: TimeInterval = 0
-            animations.clock = { now }
+            let (loop, animations, clock) = try Self.makeLoop(at: 0)
             animations.isPaused = true
             let node = Self.displayedNode(path, loop: loop)
             node.recursivelySetInterfaceState(Self.visible)
             let player = try XCTUnwrap(animations.player(of: node))
-            now = 5
+            clock.now = 5
             for _ in 0..<10 {
                 loop.runTurn()
                 Thread.sleep(forTimeInterval: 0.005)
@@ -258,10 +263,7 @@ final class ImageAnimationTests: XCTestCase {
     func testANodeThatDisplaysOnTheMainThreadPlaysToo() throws {
         let path = try writeAnimation("main.gif", format: .gif, loops: 1)
         try MainActor.assumeIsolated {
-            let (loop, _) = TestLoop.make()
-            let animations = try XCTUnwrap(DisplayScheduler.shared.imageAnimations)
-            var now: TimeInterval = 0
-            animations.clock = { now }
+            let (loop, animations, clock) = try Self.makeLoop(at: 0)
             let node = Self.displayedNode(path, loop: loop) { $0.displaysAsynchronously = false }
             let layer = node.layer
             node.recursivelySetInterfaceState(Self.visible)
@@ -269,7 +271,7 @@ final class ImageAnimationTests: XCTestCase {
             TestLoop.turn(
                 loop,
                 until: {
-                    now += 0.05
+                    clock.now += 0.05
                     let colour = Self.colour(layer.contents)
                     if colour != seen.last { seen.append(colour) }
                     return animations.playingCount == 0
@@ -289,16 +291,13 @@ final class ImageAnimationTests: XCTestCase {
         try Data(bytes.prefix(controls[1] + 8 + 10 + 30)).write(to: URL(fileURLWithPath: path))
         XCTAssertTrue(try ImageHeader.read(contentsOf: path).isAnimated)
         try MainActor.assumeIsolated {
-            let (loop, _) = TestLoop.make()
-            let animations = try XCTUnwrap(DisplayScheduler.shared.imageAnimations)
-            var now: TimeInterval = 0
-            animations.clock = { now }
+            let (loop, animations, clock) = try Self.makeLoop(at: 0)
             let node = Self.displayedNode(path, loop: loop)
             let shown = node.layer.contents
             node.recursivelySetInterfaceState(Self.visible)
             XCTAssertEqual(animations.playingCount, 1)
             TestLoop.turn(loop, until: { animations.playingCount == 0 }, "a still file kept playing")
-            now = 10
+            clock.now = 10
             for _ in 0..<5 { loop.runTurn() }
             XCTAssertTrue(node.layer.contents === shown)
             XCTAssertEqual(animations.framesShown, 0)
