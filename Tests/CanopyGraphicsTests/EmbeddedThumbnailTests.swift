@@ -41,6 +41,11 @@ final class EmbeddedThumbnailTests: XCTestCase {
         let upright = ImageDecoder.embeddedThumbnail(contentsOf: try camera("upright.jpg"))
         XCTAssertEqual([upright?.width, upright?.height], [160, 120])
         XCTAssertTrue(Self.isRed(upright))
+        if let upright {
+            for (x, y) in [(0, 0), (159, 0), (0, 119), (159, 119), (80, 60)] {
+                XCTAssertEqual(upright.pixel(x: x, y: y).a, 255, "opaque at (\(x), \(y))")
+            }
+        }
         // Orientation 6 (turned a quarter clockwise): the photo shows 1800 x 2400, the thumbnail 120 x 160.
         let turned = ImageDecoder.embeddedThumbnail(contentsOf: try camera("turned.jpg", orientation: 6))
         XCTAssertEqual([turned?.width, turned?.height], [120, 160])
@@ -50,6 +55,10 @@ final class EmbeddedThumbnailTests: XCTestCase {
         XCTAssertNil(ImageDecoder.embeddedThumbnail(contentsOf: try camera("none.jpg", thumbnail: nil)))
         // A 4:3 thumbnail of a 3:2 photo has bars in it.
         XCTAssertNil(ImageDecoder.embeddedThumbnail(contentsOf: try camera("wide.jpg", width: 2400, height: 1600)))
+        // The check without the decode says the same.
+        XCTAssertFalse(ImageDecoder.hasEmbeddedThumbnail(contentsOf: scratch.appendingPathComponent("none.jpg").path))
+        XCTAssertFalse(ImageDecoder.hasEmbeddedThumbnail(contentsOf: scratch.appendingPathComponent("wide.jpg").path))
+        XCTAssertTrue(ImageDecoder.hasEmbeddedThumbnail(contentsOf: try camera("square.jpg", width: 1200, height: 900)))
         let png = scratch.appendingPathComponent("plain.png").path
         try Bitmap(width: 8, height: 6, fill: Self.blue).writePNG(to: png)
         XCTAssertNil(ImageDecoder.embeddedThumbnail(contentsOf: png))
@@ -62,9 +71,11 @@ final class EmbeddedThumbnailTests: XCTestCase {
         let target = CGSize(width: 320, height: 240)
         let cache = ImageCache()
         XCTAssertTrue(Self.isRed(cache.preview(contentsOf: path, header: header, fitting: target)))
+        XCTAssertTrue(cache.hasPreview(contentsOf: path, header: header, fitting: target))
         let decoded = try cache.bitmap(contentsOf: path, fitting: target)
         XCTAssertEqual([decoded.width, decoded.height], [320, 240])
         XCTAssertNil(cache.preview(contentsOf: path, header: header, fitting: target), "decoded: no stand-in")
+        XCTAssertFalse(cache.hasPreview(contentsOf: path, header: header, fitting: target))
         XCTAssertNotNil(cache.preview(contentsOf: path, header: header, fitting: CGSize(width: 640, height: 480)))
 
         // Small photos decode fast enough without one.

@@ -466,7 +466,7 @@ open class ImageNode: DisplayNode, ContentDrawing, @unchecked Sendable {
             geometry.visibleCrop(imageWidth: header.width, imageHeight: header.height, boundsSize: boundsSize) == nil
         else { return false }
         let target = geometry.decodeTarget(boundsSize: boundsSize, scale: scale)
-        return cache.preview(contentsOf: path, header: header, fitting: target) != nil
+        return cache.hasPreview(contentsOf: path, header: header, fitting: target)
     }
 
     private static func preload(_ p: Parameters, scale: CGFloat) -> Bool {

@@ -92,16 +92,27 @@ public final class ImageCache: Sendable {
     /// covers it (`thumbnails`: as quick and sharp), or when the file carries no usable
     /// thumbnail. Reads the file's segments, never its image data. Any thread.
     public func preview(contentsOf path: String, header: ImageHeader, fitting: CGSize) -> Bitmap? {
-        guard header.format == .jpeg, header.width * header.height >= ImageDecoder.previewPixels else { return nil }
+        wantsPreview(contentsOf: path, header: header, fitting: fitting) ? ImageDecoder.embeddedThumbnail(contentsOf: path) : nil
+    }
+
+    /// Whether `preview` would give a thumbnail, found and checked but not decoded. Any thread.
+    public func hasPreview(contentsOf path: String, header: ImageHeader, fitting: CGSize) -> Bool {
+        wantsPreview(contentsOf: path, header: header, fitting: fitting) && ImageDecoder.hasEmbeddedThumbnail(contentsOf: path)
+    }
+
+    /// Whether a stand-in is worth looking for: a large JPEG whose decode is neither cached nor
+    /// covered by a desktop thumbnail.
+    private func wantsPreview(contentsOf path: String, header: ImageHeader, fitting: CGSize) -> Bool {
+        guard header.format == .jpeg, header.width * header.height >= ImageDecoder.previewPixels else { return false }
         let key = Key(path: path, fitting: fitting)
-        guard state.withLock({ $0.entries[key] == nil }) else { return nil }
+        guard state.withLock({ $0.entries[key] == nil }) else { return false }
         if let thumbnails, let target = key.fitting {
             let covering = ImageDecoder.fittedPixelSize(width: header.width, height: header.height, fitting: target)
             if thumbnails.validThumbnail(forFile: path, width: header.width, height: header.height, covering: covering) != nil {
-                return nil
+                return false
             }
         }
-        return ImageDecoder.embeddedThumbnail(contentsOf: path)
+        return true
     }
 
     /// Thumbnails to read and write for decodes to a target size (`Thumbnails.decode`); nil (the
